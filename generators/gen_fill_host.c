@@ -1,0 +1,13 @@
+/* Host fill: the same element function as the device kernel (gen_fill.cu),
+ * so both produce the same bits. */
+#include "generators.h"
+
+#include "gen_element.h"
+
+void mpb_gen_fill_host(const struct mpb_gen_config *cfg, enum mpb_operand which, void *dst)
+{
+    int64_t rows = mpb_gen_rows(cfg, which), cols = mpb_gen_cols(cfg, which);
+    for (int64_t c = 0; c < cols; c++)
+        for (int64_t r = 0; r < rows; r++)
+            mpb_gen_store(cfg, dst, r + c * rows, mpb_gen_element(cfg, which, r, c));
+}

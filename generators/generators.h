@@ -1,0 +1,53 @@
+/* Matrix generators: descriptors (generators.c) and fills on host and device.
+ * Element (i, j) of A or B is a pure function of (config, operand, i, j):
+ * PCG32 with jump-ahead (pcg32.h) and deterministic arithmetic (gen_math.h),
+ * so a device fill and a host fill give the same bits.
+ * Constructions: ../shared/specs/grading.md and README "Generators". */
+#ifndef MPB_GENERATORS_H
+#define MPB_GENERATORS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "../src/gemm.h"
+#include "../src/param.h"
+#include "../src/status.h"
+#include "gen_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mpb_generator {
+    const char *name;
+    enum mpb_gen_kind kind;
+    const char *help;
+    const struct mpb_param_spec *params;
+    int n_params;
+    /* Replace "auto" (NaN) parameters by their value for this case and check
+     * the values against the target and shape; false with a reason when the
+     * case cannot be generated (becomes a not_supported row). May be NULL. */
+    bool (*resolve)(double *params, enum mpb_target target, int64_t m, int64_t n, int64_t k,
+                    char *why, size_t why_len);
+};
+
+extern const struct mpb_generator *const mpb_generators[];
+extern const int mpb_n_generators;
+const struct mpb_generator *mpb_generator_find(const char *name);
+
+/* Build the POD config the element functions read (params already resolved). */
+void mpb_gen_config_init(struct mpb_gen_config *cfg, const struct mpb_generator *gen,
+                         const double *params, enum mpb_target target,
+                         int64_t m, int64_t n, int64_t k, uint64_t seed);
+
+/* Fill A (m×k) or B (k×n), column-major, elements of cfg->target's type. */
+void mpb_gen_fill_host(const struct mpb_gen_config *cfg, enum mpb_operand which, void *dst);
+
+struct mpb_cuda_env;
+enum mpb_status mpb_gen_fill_cuda(struct mpb_cuda_env *env, const struct mpb_gen_config *cfg,
+                                  enum mpb_operand which, void *dst);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,47 @@
+/* Native baselines (specs/schemes.md "Native and vendor baselines"): plain
+ * cuBLAS GEMMs in fp64, fp32, tf32, fp16 and bf16, their host models and
+ * their error bounds. These are the floor and the reference point the
+ * emulation schemes are measured against. */
+#ifndef MPB_NATIVE_H
+#define MPB_NATIVE_H
+
+#include <stdint.h>
+#include "../../src/gemm.h"
+#include "../../src/registry.h"
+#include "../../src/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* CUDA backends (native.cu). */
+extern const struct mpb_scheme_cuda mpb_dgemm_cuda, mpb_sgemm_cuda, mpb_tf32_cuda, mpb_fp16_cuda,
+    mpb_bf16_cuda;
+
+/* Host models (native_host.c): C = A·B with the inputs rounded as the GPU
+ * rounds them and products accumulated in l order with one rounding per
+ * step. `params` is unused (no parameters). */
+enum mpb_status mpb_dgemm_host(const struct mpb_gemm *g, const double *params,
+                               struct mpb_scheme_info *info);
+enum mpb_status mpb_sgemm_host(const struct mpb_gemm *g, const double *params,
+                               struct mpb_scheme_info *info);
+enum mpb_status mpb_tf32_host(const struct mpb_gemm *g, const double *params,
+                              struct mpb_scheme_info *info);
+enum mpb_status mpb_fp16_host(const struct mpb_gemm *g, const double *params,
+                              struct mpb_scheme_info *info);
+enum mpb_status mpb_bf16_host(const struct mpb_gemm *g, const double *params,
+                              struct mpb_scheme_info *info);
+
+/* Componentwise bound factors f(k): |Ĉ − C|_ij ≤ f·(|A||B|)_ij for any
+ * summation order (native_host.c has the derivation). */
+double mpb_dgemm_bound(const double *params, int64_t k);
+double mpb_sgemm_bound(const double *params, int64_t k);
+double mpb_tf32_bound(const double *params, int64_t k);
+double mpb_fp16_bound(const double *params, int64_t k);
+double mpb_bf16_bound(const double *params, int64_t k);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

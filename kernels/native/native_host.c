@@ -1,0 +1,257 @@
+/* Host models and error bounds of the native baselines.
+ *
+ * C = A·B column-major (lda = m, ldb = k, ldc = m). Each entry is accumulated
+ * in l order with one rounding per step, c ← fl(a_il·b_lj + c) (fma), the
+ * classic recursive inner product of Higham (2002) §3.1. The loops run j
+ * (columns of C), then l, then i, so that the inner loop walks a column of A
+ * and a column of C with unit stride; the l order of every entry is kept.
+ * Columns are independent, so they are shared out among threads without
+ * changing a bit of the result. */
+#include "native.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "native_arith.h"
+
+/* An FMA-enabled clone of the column kernels, picked at load time where the
+ * CPU has FMA: the compiler then inlines fma()/fmaf() and vectorises the i
+ * loop. Both clones round identically (fma is correctly rounded by C11
+ * 7.12.13.1); only the speed differs. */
+#if defined(__GNUC__) && defined(__x86_64__) && defined(__linux__)
+#define MPB_FMA_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define MPB_FMA_CLONES
+#endif
+
+/* Above this many multiply-adds, columns are shared out among threads. */
+#define MPB_NATIVE_SERIAL_WORK (1 << 21)
+#define MPB_NATIVE_MAX_THREADS 64
+
+MPB_FMA_CLONES
+static void cols_f64(const void *va, const void *vb, void *vc, int64_t m, int64_t k, int64_t j0,
+                     int64_t j1)
+{
+    const double *a = va, *b = vb;
+    double *c = vc;
+    for (int64_t j = j0; j < j1; j++) {
+        double *cj = c + j * m;
+        for (int64_t i = 0; i < m; i++)
+            cj[i] = 0.0;
+        for (int64_t l = 0; l < k; l++) {
+            const double *al = a + l * m;
+            double blj = b[l + j * k];
+            for (int64_t i = 0; i < m; i++)
+                cj[i] = fma(al[i], blj, cj[i]);
+        }
+    }
+}
+
+MPB_FMA_CLONES
+static void cols_f32(const void *va, const void *vb, void *vc, int64_t m, int64_t k, int64_t j0,
+                     int64_t j1)
+{
+    const float *a = va, *b = vb;
+    float *c = vc;
+    for (int64_t j = j0; j < j1; j++) {
+        float *cj = c + j * m;
+        for (int64_t i = 0; i < m; i++)
+            cj[i] = 0.0f;
+        for (int64_t l = 0; l < k; l++) {
+            const float *al = a + l * m;
+            float blj = b[l + j * k];
+            for (int64_t i = 0; i < m; i++)
+                cj[i] = fmaf(al[i], blj, cj[i]);
+        }
+    }
+}
+
+typedef void (*mpb_cols_fn)(const void *a, const void *b, void *c, int64_t m, int64_t k, int64_t j0,
+                            int64_t j1);
+
+struct mpb_cols_job {
+    mpb_cols_fn fn;
+    const void *a, *b;
+    void *c;
+    int64_t m, k, j0, j1;
+};
+
+static void *cols_job_run(void *arg)
+{
+    const struct mpb_cols_job *job = arg;
+    job->fn(job->a, job->b, job->c, job->m, job->k, job->j0, job->j1);
+    return NULL;
+}
+
+static int thread_count(int64_t m, int64_t n, int64_t k)
+{
+    if ((double)m * (double)n * (double)k <= MPB_NATIVE_SERIAL_WORK)
+        return 1;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t t = cpus < 1 ? 1 : cpus;
+    if (t > MPB_NATIVE_MAX_THREADS)
+        t = MPB_NATIVE_MAX_THREADS;
+    return (int)(t < n ? t : n);
+}
+
+/* Runs fn over all n columns; a thread that cannot be started has its columns
+ * computed by the caller, so the result never depends on threading. */
+static void gemm_cols(mpb_cols_fn fn, const void *a, const void *b, void *c, int64_t m, int64_t n,
+                      int64_t k)
+{
+    int nt = thread_count(m, n, k);
+    struct mpb_cols_job jobs[MPB_NATIVE_MAX_THREADS];
+    pthread_t tids[MPB_NATIVE_MAX_THREADS];
+    int started[MPB_NATIVE_MAX_THREADS] = {0};
+    for (int t = 0; t < nt; t++)
+        jobs[t] = (struct mpb_cols_job){fn, a, b, c, m, k, n * t / nt, n * (t + 1) / nt};
+    for (int t = 1; t < nt; t++)
+        started[t] = pthread_create(&tids[t], NULL, cols_job_run, &jobs[t]) == 0;
+    cols_job_run(&jobs[0]);
+    for (int t = 1; t < nt; t++) {
+        if (started[t])
+            pthread_join(tids[t], NULL);
+        else
+            cols_job_run(&jobs[t]);
+    }
+}
+
+static void info_native(struct mpb_scheme_info *info)
+{
+    info->fallback = 0;
+}
+
+enum mpb_status mpb_dgemm_host(const struct mpb_gemm *g, const double *params,
+                               struct mpb_scheme_info *info)
+{
+    (void)params;
+    gemm_cols(cols_f64, g->a, g->b, g->c, g->m, g->n, g->k);
+    info_native(info);
+    return MPB_STATUS_OK;
+}
+
+enum mpb_status mpb_sgemm_host(const struct mpb_gemm *g, const double *params,
+                               struct mpb_scheme_info *info)
+{
+    (void)params;
+    gemm_cols(cols_f32, g->a, g->b, g->c, g->m, g->n, g->k);
+    info_native(info);
+    return MPB_STATUS_OK;
+}
+
+static void round_all(float (*round_fn)(float), const float *x, float *y, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        y[i] = round_fn(x[i]);
+}
+
+/* Tensor-core model: inputs rounded to the format (the same MPB_HD function
+ * as the GPU's conversion kernel), then an fp32 product-sum. The products of
+ * two 11-bit (or 8-bit) significands fit in fp32's 24 bits, so fmaf rounds
+ * once per step, on the addition, as the tensor core's fp32 accumulator does
+ * (up to its rounding direction, which the bound covers). */
+static enum mpb_status lowp_host(float (*round_fn)(float), const struct mpb_gemm *g,
+                                 struct mpb_scheme_info *info)
+{
+    size_t na = (size_t)(g->m * g->k), nb = (size_t)(g->k * g->n);
+    float *ar =
+        malloc((na + nb) * sizeof *ar + 1); /* + 1: a valid pointer when A and B are empty */
+    if (!ar) {
+        snprintf(info->note, sizeof info->note,
+                 "out of host memory for the rounded copies of A and B (%zu floats)", na + nb);
+        return MPB_STATUS_ERROR;
+    }
+    float *br = ar + na;
+    round_all(round_fn, g->a, ar, (int64_t)na);
+    round_all(round_fn, g->b, br, (int64_t)nb);
+    gemm_cols(cols_f32, ar, br, g->c, g->m, g->n, g->k);
+    free(ar);
+    info_native(info);
+    return MPB_STATUS_OK;
+}
+
+enum mpb_status mpb_tf32_host(const struct mpb_gemm *g, const double *params,
+                              struct mpb_scheme_info *info)
+{
+    (void)params;
+    return lowp_host(mpb_tf32_round, g, info);
+}
+
+enum mpb_status mpb_fp16_host(const struct mpb_gemm *g, const double *params,
+                              struct mpb_scheme_info *info)
+{
+    (void)params;
+    return lowp_host(mpb_fp16_round, g, info);
+}
+
+enum mpb_status mpb_bf16_host(const struct mpb_gemm *g, const double *params,
+                              struct mpb_scheme_info *info)
+{
+    (void)params;
+    return lowp_host(mpb_bf16_round, g, info);
+}
+
+/* Error bounds.
+ *
+ * Recursive summation of k products, each step rounded with unit roundoff u,
+ * in any order: |Ĉ − C| ≤ γ_k |A||B|, γ_k = k·u/(1 − k·u) (Higham, Accuracy
+ * and Stability of Numerical Algorithms, 2nd ed. 2002, §3.1 eq. (3.5) for an
+ * inner product, §3.5 eq. (3.13) for C = AB). cuBLAS may block or split the
+ * sum along k; the bound holds for every order.
+ *
+ * Low-precision inputs: â = a(1+α), b̂ = b(1+β), |α|, |β| ≤ u_in, so each
+ * product is âb̂ = ab(1+α)(1+β) and
+ *     |Ĉ − C| ≤ [(1+u_in)²(1+γ_k(u_acc)) − 1] |A||B|.
+ * u_in = 2^-11 for fp16 and 2^-8 for bf16 (our conversion kernel rounds to
+ * nearest). tf32: cuBLAS's CUBLAS_COMPUTE_32F_FAST_TF32 kernels may truncate
+ * fp32 inputs instead of rounding them, so u_in = 2^-10, the unit roundoff of
+ * chopping to 11 significant bits. u_acc = 2^-23: tensor cores accumulate in
+ * fp32 with truncation rather than round to nearest (Fasi, Higham, Mikaitis,
+ * Pranesh, "Numerical behavior of NVIDIA tensor cores", PeerJ CS 2021), and
+ * chopping has unit roundoff 2^(1−t) = 2^-23 (Higham §2.1).
+ * Valid while the inputs stay in the format's normal range: subnormal fp16 or
+ * bf16 inputs carry an absolute, not relative, rounding error, and inputs
+ * beyond the largest finite value become ±Inf. */
+static double gamma_k(int64_t k, double u)
+{
+    double ku = (double)k * u;
+    return ku < 1.0 ? ku / (1.0 - ku) : INFINITY;
+}
+
+static double lowp_bound(double u_in, int64_t k)
+{
+    return (1.0 + 2.0 * u_in + u_in * u_in) * (1.0 + gamma_k(k, 0x1p-23)) - 1.0;
+}
+
+double mpb_dgemm_bound(const double *params, int64_t k)
+{
+    (void)params;
+    return gamma_k(k, 0x1p-53);
+}
+
+double mpb_sgemm_bound(const double *params, int64_t k)
+{
+    (void)params;
+    return gamma_k(k, 0x1p-24);
+}
+
+double mpb_tf32_bound(const double *params, int64_t k)
+{
+    (void)params;
+    return lowp_bound(0x1p-10, k);
+}
+
+double mpb_fp16_bound(const double *params, int64_t k)
+{
+    (void)params;
+    return lowp_bound(0x1p-11, k);
+}
+
+double mpb_bf16_bound(const double *params, int64_t k)
+{
+    (void)params;
+    return lowp_bound(0x1p-8, k);
+}

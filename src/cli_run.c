@@ -1,0 +1,384 @@
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "values.h"
+
+void mpb_cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mpbench %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+bool mpb_cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || errno || v < lo || v > hi) {
+        mpb_cli_error(cmd, "%s '%s': expected an integer in %ld..%ld", opt, text, lo, hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+void mpb_cli_run_help(void)
+{
+    puts(
+"usage: mpbench run -s SCHEME [-a KEY=VALUES]... -g GEN [-a KEY=VALUES]... --size VALUES\n"
+"                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
+"                   [--reps N] [--warmup N] [--backend auto|cuda|host]\n"
+"                   [--csv FILE|-] [--resume] [--shard I/N] [--progress auto|always|never]\n"
+"                   [--dry-run] [--tag K=V]...\n"
+"\n"
+"Runs every case of the Cartesian product schemes x parameters x generators x\n"
+"parameters x shapes x seeds, one CSV row per case (README: \"CSV columns\").\n"
+"\n"
+"  -s SCHEME[,SCHEME...]  scheme(s) to run (mpbench list schemes); repeatable\n"
+"  -g GEN[,GEN...]        matrix generator(s) (mpbench list generators); repeatable\n"
+"  -a KEY=VALUES          parameter of the most recent -s or -g\n"
+"  --size VALUES          square sizes m = n = k\n"
+"  --m/--n/--k VALUES     replace one dimension of every size (or, without --size,\n"
+"                         give all three: their product is swept)\n"
+"  --seed VALUES          generator seeds, integers 0..2^53 (default 1)\n"
+"  --reps N               timed calls per case (default 10 on cuda, 1 on host)\n"
+"  --warmup N             untimed calls before them (default 3 on cuda, 0 on host)\n"
+"  --backend B            cuda: the GPU, exit 77 without one; host: the host models\n"
+"                         (no TFLOP/s); auto (default): cuda if a GPU is usable, else\n"
+"                         host, saying so\n"
+"  --csv FILE|-           where rows go (default -, stdout); FILE also gets\n"
+"                         FILE.meta.json and a summary table on stdout\n"
+"  --resume               keep FILE's rows and run only cases it lacks (by case_id)\n"
+"  --shard I/N            run only cases whose index % N == I (0 <= I < N)\n"
+"  --progress P           one line per case on stderr: auto (when stderr is a\n"
+"                         terminal), always, never\n"
+"  --dry-run              print the expanded cases and their count; run nothing\n"
+"  --tag K=V              label recorded in the tags column and the meta.json\n"
+"\n"
+"VALUES is a comma list of items: 4096, 0.5, eager, 1:8 (inclusive), 0:1:0.25,\n"
+"1024:16384:*2 (geometric), 2^12, 2^10:2^14:*2.\n"
+"Exit: 0 ok; 1 an incorrect result; 2 usage error; 3 runtime error (CUDA, I/O,\n"
+"memory); 77 nothing could run.");
+}
+
+static bool parse_int_list(const char *opt, const char *text, int64_t lo, int64_t hi,
+                           struct mpb_int_list *out)
+{
+    struct mpb_values v;
+    char why[256];
+    if (!mpb_values_parse(text, &v, why, sizeof why)) {
+        mpb_cli_error("run", "%s '%s': %s", opt, text, why);
+        return false;
+    }
+    free(out->v);
+    out->v = malloc(sizeof *out->v * (size_t)(v.n ? v.n : 1));
+    out->n = 0;
+    bool ok = out->v != NULL;
+    for (int i = 0; ok && i < v.n; i++) {
+        char *end;
+        double x = strtod(v.items[i], &end);
+        if (*end != '\0' || x != floor(x) || x < (double)lo || x > (double)hi) {
+            mpb_cli_error("run", "%s '%s': '%s' is not an integer in %lld..%lld", opt, text,
+                          v.items[i], (long long)lo, (long long)hi);
+            ok = false;
+        } else {
+            out->v[out->n++] = (int64_t)x;
+        }
+    }
+    mpb_values_free(&v);
+    return ok;
+}
+
+static bool add_selections(const char *opt, const char *text, struct mpb_plan *plan, bool scheme,
+                           int *first)
+{
+    struct mpb_values names;
+    char why[256];
+    if (!mpb_values_parse(text, &names, why, sizeof why)) {
+        mpb_cli_error("run", "%s '%s': %s", opt, text, why);
+        return false;
+    }
+    struct mpb_selection **list = scheme ? &plan->schemes : &plan->gens;
+    int *count = scheme ? &plan->n_schemes : &plan->n_gens;
+    *first = *count;
+    bool ok = true;
+    for (int i = 0; ok && i < names.n; i++) {
+        struct mpb_selection sel = {0};
+        if (scheme) {
+            sel.scheme = mpb_scheme_find(names.items[i]);
+            if (sel.scheme) {
+                sel.specs = sel.scheme->params;
+                sel.n_specs = sel.scheme->n_params;
+            }
+        } else {
+            sel.gen = mpb_generator_find(names.items[i]);
+            if (sel.gen) {
+                sel.specs = sel.gen->params;
+                sel.n_specs = sel.gen->n_params;
+            }
+        }
+        if (!sel.scheme && !sel.gen) {
+            mpb_cli_error("run", "%s '%s': unknown %s (mpbench list %s shows them)", opt,
+                          names.items[i], scheme ? "scheme" : "generator",
+                          scheme ? "schemes" : "generators");
+            ok = false;
+            break;
+        }
+        double defaults[MPB_MAX_PARAMS];
+        mpb_param_defaults(sel.specs, sel.n_specs, defaults);
+        for (int p = 0; p < sel.n_specs; p++) {
+            sel.values[p] = malloc(sizeof(double));
+            if (!sel.values[p]) {
+                ok = false;
+                break;
+            }
+            sel.values[p][0] = defaults[p];
+            sel.n_values[p] = 1;
+        }
+        struct mpb_selection *grown = realloc(*list, sizeof *grown * (size_t)(*count + 1));
+        if (!grown) {
+            ok = false;
+            break;
+        }
+        *list = grown;
+        (*list)[(*count)++] = sel;
+    }
+    mpb_values_free(&names);
+    return ok;
+}
+
+static bool apply_arg(const char *text, struct mpb_selection *sel, const char *owner_kind)
+{
+    const char *eq = strchr(text, '=');
+    const char *owner = sel->scheme ? sel->scheme->name : sel->gen->name;
+    if (!eq || eq == text) {
+        mpb_cli_error("run", "-a '%s': expected KEY=VALUES", text);
+        return false;
+    }
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - text), text);
+    int p = mpb_param_find(sel->specs, sel->n_specs, key);
+    if (p < 0) {
+        char names[512] = "";
+        size_t used = 0;
+        for (int i = 0; i < sel->n_specs && used < sizeof names; i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     sel->specs[i].name);
+        mpb_cli_error("run", "-a %s: %s '%s' has no parameter '%s' (%s%s)", text, owner_kind, owner,
+                      key, sel->n_specs ? "it has: " : "it has none", names);
+        return false;
+    }
+    struct mpb_values v;
+    char why[256];
+    if (!mpb_values_parse(eq + 1, &v, why, sizeof why)) {
+        mpb_cli_error("run", "-a %s: %s", text, why);
+        return false;
+    }
+    double *vals = malloc(sizeof *vals * (size_t)(v.n ? v.n : 1));
+    bool ok = vals != NULL;
+    for (int i = 0; ok && i < v.n; i++) {
+        if (!mpb_param_parse(&sel->specs[p], v.items[i], &vals[i], why, sizeof why)) {
+            mpb_cli_error("run", "-a %s: %s '%s' parameter %s: %s", text, owner_kind, owner, key, why);
+            ok = false;
+        }
+    }
+    if (ok) {
+        free(sel->values[p]);
+        sel->values[p] = vals;
+        sel->n_values[p] = v.n;
+    } else {
+        free(vals);
+    }
+    mpb_values_free(&v);
+    return ok;
+}
+
+static bool parse_choice(const char *opt, const char *text, const char *const *words, int *out)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(text, words[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    char allowed[128] = "";
+    size_t used = 0;
+    for (int i = 0; words[i]; i++)
+        used += (size_t)snprintf(allowed + used, sizeof allowed - used, "%s%s", i ? "|" : "", words[i]);
+    mpb_cli_error("run", "%s '%s': expected %s", opt, text, allowed);
+    return false;
+}
+
+static bool parse_shard(const char *text, struct mpb_plan *plan)
+{
+    long i, n;
+    char extra;
+    if (sscanf(text, "%ld/%ld%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n) {
+        mpb_cli_error("run", "--shard '%s': expected I/N with N >= 1 and 0 <= I < N (e.g. 0/4)", text);
+        return false;
+    }
+    plan->shard_index = (int)i;
+    plan->shard_count = (int)n;
+    return true;
+}
+
+/* Options taking a value accept "--opt VALUE" and "--opt=VALUE". NULL when
+ * `arg` is not `name`; "" (after saying so) when the value is missing. */
+static const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name)
+{
+    size_t len = strlen(name);
+    const char *val;
+    if (strncmp(arg, name, len) == 0 && arg[len] == '=')
+        val = arg + len + 1;
+    else if (strcmp(arg, name) != 0)
+        return NULL;
+    else
+        val = *i + 1 < argc ? argv[++*i] : "";
+    if (!*val)
+        mpb_cli_error("run", "%s needs a value", name);
+    return val;
+}
+
+static bool check_plan(struct mpb_plan *plan)
+{
+    if (plan->n_schemes == 0) {
+        mpb_cli_error("run", "no scheme: give -s SCHEME (mpbench list schemes)");
+        return false;
+    }
+    if (plan->n_gens == 0) {
+        mpb_cli_error("run", "no generator: give -g GEN (mpbench list generators)");
+        return false;
+    }
+    if (plan->sizes.n == 0 && (plan->ms.n == 0 || plan->ns.n == 0 || plan->ks.n == 0)) {
+        mpb_cli_error("run", "no shape: give --size VALUES, or all of --m, --n and --k");
+        return false;
+    }
+    if (plan->seeds.n == 0) {
+        plan->seeds.v = malloc(sizeof *plan->seeds.v);
+        if (!plan->seeds.v)
+            return false;
+        plan->seeds.v[0] = 1;
+        plan->seeds.n = 1;
+    }
+    if (plan->resume && strcmp(plan->csv_path, "-") == 0) {
+        mpb_cli_error("run", "--resume needs --csv FILE (it reads the rows already there)");
+        return false;
+    }
+    return true;
+}
+
+/* The option that takes a list, and where its values go. */
+static struct mpb_int_list *dim_option(struct mpb_plan *plan, const char *name)
+{
+    if (!strcmp(name, "--size")) return &plan->sizes;
+    if (!strcmp(name, "--m")) return &plan->ms;
+    if (!strcmp(name, "--n")) return &plan->ns;
+    if (!strcmp(name, "--k")) return &plan->ks;
+    return NULL;
+}
+
+enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *plan)
+{
+    static const char *const backends[] = {"auto", "cuda", "host", NULL};
+    static const char *const progress[] = {"auto", "always", "never", NULL};
+    static const char *const dims[] = {"--size", "--m", "--n", "--k", NULL};
+    memset(plan, 0, sizeof *plan);
+    plan->warmup = plan->reps = -1;
+    plan->csv_path = "-";
+    plan->shard_count = 1;
+    /* The most recent -s or -g selections, which -a applies to. */
+    bool last_is_scheme = true;
+    int last_first = -1, last_end = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i], *val;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
+            return MPB_PARSE_HELP;
+        if ((val = option_value(argc, argv, &i, arg, "-s")) || (val = option_value(argc, argv, &i, arg, "-g"))) {
+            bool scheme = arg[1] == 's';
+            if (!*val || !add_selections(scheme ? "-s" : "-g", val, plan, scheme, &last_first))
+                return MPB_PARSE_ERROR;
+            last_is_scheme = scheme;
+            last_end = scheme ? plan->n_schemes : plan->n_gens;
+            continue;
+        }
+        if ((val = option_value(argc, argv, &i, arg, "-a"))) {
+            if (!*val)
+                return MPB_PARSE_ERROR;
+            if (last_first < 0) {
+                mpb_cli_error("run", "-a %s comes before any -s or -g it could apply to", val);
+                return MPB_PARSE_ERROR;
+            }
+            struct mpb_selection *sel = last_is_scheme ? plan->schemes : plan->gens;
+            for (int s = last_first; s < last_end; s++)
+                if (!apply_arg(val, &sel[s], last_is_scheme ? "scheme" : "generator"))
+                    return MPB_PARSE_ERROR;
+            continue;
+        }
+        bool matched = false;
+        for (int d = 0; dims[d] && !matched; d++) {
+            if ((val = option_value(argc, argv, &i, arg, dims[d]))) {
+                matched = true;
+                if (!*val || !parse_int_list(dims[d], val, 1, INT64_C(1) << 31, dim_option(plan, dims[d])))
+                    return MPB_PARSE_ERROR;
+            }
+        }
+        if (matched)
+            continue;
+        long n;
+        int choice;
+        if ((val = option_value(argc, argv, &i, arg, "--seed"))) {
+            if (!*val || !parse_int_list("--seed", val, 0, INT64_C(1) << 53, &plan->seeds))
+                return MPB_PARSE_ERROR;
+        } else if ((val = option_value(argc, argv, &i, arg, "--reps"))) {
+            if (!*val || !mpb_cli_int("run", "--reps", val, 1, 100000, &n))
+                return MPB_PARSE_ERROR;
+            plan->reps = (int)n;
+        } else if ((val = option_value(argc, argv, &i, arg, "--warmup"))) {
+            if (!*val || !mpb_cli_int("run", "--warmup", val, 0, 100000, &n))
+                return MPB_PARSE_ERROR;
+            plan->warmup = (int)n;
+        } else if ((val = option_value(argc, argv, &i, arg, "--backend"))) {
+            if (!*val || !parse_choice("--backend", val, backends, &choice))
+                return MPB_PARSE_ERROR;
+            plan->backend = (enum mpb_backend_choice)choice;
+        } else if ((val = option_value(argc, argv, &i, arg, "--progress"))) {
+            if (!*val || !parse_choice("--progress", val, progress, &choice))
+                return MPB_PARSE_ERROR;
+            plan->progress = (enum mpb_progress)choice;
+        } else if ((val = option_value(argc, argv, &i, arg, "--csv"))) {
+            if (!*val)
+                return MPB_PARSE_ERROR;
+            plan->csv_path = val;
+        } else if ((val = option_value(argc, argv, &i, arg, "--shard"))) {
+            if (!*val || !parse_shard(val, plan))
+                return MPB_PARSE_ERROR;
+        } else if ((val = option_value(argc, argv, &i, arg, "--tag"))) {
+            if (!*val || !strchr(val, '=') || *val == '=' || strpbrk(val, ",\"\n")) {
+                mpb_cli_error("run", "--tag '%s': expected K=V (no commas, quotes or newlines)", val);
+                return MPB_PARSE_ERROR;
+            }
+            char **grown = realloc(plan->tags, sizeof *grown * (size_t)(plan->n_tags + 1));
+            if (!grown)
+                return MPB_PARSE_ERROR;
+            plan->tags = grown;
+            plan->tags[plan->n_tags++] = (char *)val;
+        } else if (!strcmp(arg, "--resume")) {
+            plan->resume = true;
+        } else if (!strcmp(arg, "--dry-run")) {
+            plan->dry_run = true;
+        } else {
+            mpb_cli_error("run", "unknown option '%s' (mpbench run --help lists them)", arg);
+            return MPB_PARSE_ERROR;
+        }
+    }
+    return check_plan(plan) ? MPB_PARSE_OK : MPB_PARSE_ERROR;
+}

@@ -1,0 +1,247 @@
+/* `mpbench run`: expand the plan, run each case, write one row per case. */
+#include "commands.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "case_row.h"
+#include "cli.h"
+#include "hash.h"
+#include "meta.h"
+#include "summary.h"
+
+/* Open the GPU unless the host backend was asked for. NULL env with
+ * *exit_code set when the run cannot go on (cuda asked, none usable). */
+static bool choose_backend(const struct mpb_plan *plan, struct mpb_cuda_env **env, int *exit_code)
+{
+    char why[512];
+    *env = NULL;
+    if (plan->backend == MPB_BACKEND_HOST)
+        return true;
+    *env = mpb_cuda_open(0, why, sizeof why);
+    if (*env)
+        return true;
+    if (plan->backend == MPB_BACKEND_CUDA) {
+        mpb_cli_error("run", "--backend cuda: no usable GPU: %s", why);
+        *exit_code = MPB_EXIT_NOTHING_RAN;
+        return false;
+    }
+    fprintf(stderr, "mpbench run: note [backend-host]: no usable GPU (%s); running the host models "
+                    "(impl=host; say --backend host to silence this)\n", why);
+    return true;
+}
+
+static void make_run_id(char *buf, size_t len)
+{
+    char stamp[32];
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint64_t salt = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+    snprintf(buf, len, "%s-%06x", stamp, (unsigned)(mpb_hash_bytes(&salt, sizeof salt) & 0xffffff));
+}
+
+static void join_tags(const struct mpb_plan *plan, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < plan->n_tags && used < len; i++)
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", i ? ";" : "", plan->tags[i]);
+}
+
+static void print_dry_run(const struct mpb_plan *plan, const struct mpb_case *cases, int n)
+{
+    int shown = 0;
+    for (int i = 0; i < n; i++) {
+        if (cases[i].index % plan->shard_count != plan->shard_index)
+            continue;
+        printf("%s  %s%s%s\n", cases[i].id, cases[i].text, cases[i].gen_ok ? "" : "   # not_supported: ",
+               cases[i].gen_ok ? "" : cases[i].gen_why);
+        shown++;
+    }
+    if (plan->shard_count > 1)
+        printf("%d cases in shard %d/%d (%d in all)\n", shown, plan->shard_index, plan->shard_count, n);
+    else
+        printf("%d cases\n", shown);
+}
+
+static void progress_line(int done, int todo, double elapsed_s, const struct mpb_case *c,
+                          const struct mpb_result *res)
+{
+    double eta = done ? elapsed_s / done * (todo - done) : 0;
+    fprintf(stderr, "[%d/%d] %s %s %s %lldx%lldx%lld seed %llu: %s", done, todo, c->scheme->name,
+            mpb_impl_name(c->impl), c->gen->name, (long long)c->m, (long long)c->n, (long long)c->k,
+            (unsigned long long)c->seed, mpb_status_name(res->status));
+    if (res->status == MPB_STATUS_OK) {
+        fprintf(stderr, " %.4g ms", res->time_ms.median);
+        if (!isnan(res->tflops))
+            fprintf(stderr, " %.4g TFLOP/s", res->tflops);
+    } else {
+        fprintf(stderr, " (%s)", res->note);
+    }
+    fprintf(stderr, "  ETA %dm%02ds\n", (int)(eta / 60), (int)fmod(eta, 60));
+}
+
+struct run_state {
+    struct mpb_plan plan;
+    struct mpb_cuda_env *env;
+    struct mpb_case *cases;
+    int n_cases;
+    struct mpb_csv *csv;
+    char *previous_meta;
+    char meta_path[4096];
+    struct mpb_run_meta meta;
+    struct mpb_summary summary;
+};
+
+static int finish_exit_code(const struct mpb_run_meta *m, bool io_failed)
+{
+    if (io_failed || m->interrupted || m->status_counts[MPB_STATUS_ERROR])
+        return MPB_EXIT_RUNTIME;
+    if (m->status_counts[MPB_STATUS_INCORRECT])
+        return MPB_EXIT_INCORRECT;
+    if (m->cases_run > 0 && m->status_counts[MPB_STATUS_OK] == 0)
+        return MPB_EXIT_NOTHING_RAN;
+    return MPB_EXIT_OK;
+}
+
+/* The sweep: every case of this shard not already in the CSV. */
+static int sweep(struct run_state *st, const struct mpb_runner *runner, const struct mpb_row_context *ctx)
+{
+    const struct mpb_plan *plan = &st->plan;
+    struct mpb_run_meta *m = &st->meta;
+    bool show = plan->progress == MPB_PROGRESS_ALWAYS ||
+                (plan->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO));
+    int todo = 0;
+    for (int i = 0; i < st->n_cases; i++) {
+        const struct mpb_case *c = &st->cases[i];
+        if (c->index % plan->shard_count != plan->shard_index)
+            continue;
+        m->cases_this_shard++;
+        if (mpb_csv_has_case(st->csv, c->id))
+            m->cases_resumed++;
+        else
+            todo++;
+    }
+    bool io_failed = false;
+    struct timespec t0, t;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    for (int i = 0; i < st->n_cases && !m->interrupted && !io_failed; i++) {
+        const struct mpb_case *c = &st->cases[i];
+        if (c->index % plan->shard_count != plan->shard_index || mpb_csv_has_case(st->csv, c->id))
+            continue;
+        struct mpb_result res;
+        struct mpb_row row = {0};
+        mpb_run_case(runner, c, &res);
+        mpb_case_row(&row, ctx, c, &res);
+        if (!mpb_csv_write(st->csv, &row)) {
+            mpb_cli_error("run", "writing %s failed: %m", plan->csv_path);
+            io_failed = true;
+        }
+        mpb_row_clear(&row);
+        m->cases_run++;
+        m->status_counts[res.status]++;
+        mpb_summary_add(&st->summary, c, &res);
+        m->interrupted = res.sticky;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        if (show)
+            progress_line(m->cases_run, todo, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), c, &res);
+        mpb_result_free(&res);
+    }
+    if (m->interrupted)
+        mpb_cli_error("run", "the CUDA context failed (%s); %d cases were not run. The CSV keeps every "
+                      "row written; rerun with --resume to finish", mpb_cuda_last_error(st->env),
+                      todo - m->cases_run);
+    return finish_exit_code(m, io_failed);
+}
+
+static int run_plan(struct run_state *st, int argc, char **argv)
+{
+    struct mpb_plan *plan = &st->plan;
+    char why[512], run_id[48], tags[1024];
+    int exit_code = MPB_EXIT_OK;
+    if (!choose_backend(plan, &st->env, &exit_code))
+        return exit_code;
+    enum mpb_impl impl = st->env ? MPB_IMPL_CUDA : MPB_IMPL_HOST;
+    struct mpb_runner runner = {.impl = impl, .env = st->env};
+    runner.warmup = plan->warmup >= 0 ? plan->warmup : impl == MPB_IMPL_CUDA ? 3 : 0;
+    runner.reps = plan->reps >= 0 ? plan->reps : impl == MPB_IMPL_CUDA ? 10 : 1;
+    if (!mpb_plan_expand(plan, impl, &st->cases, &st->n_cases, why, sizeof why)) {
+        mpb_cli_error("run", "%s", why);
+        return MPB_EXIT_USAGE;
+    }
+    if (plan->dry_run) {
+        print_dry_run(plan, st->cases, st->n_cases);
+        return MPB_EXIT_OK;
+    }
+    bool to_file = strcmp(plan->csv_path, "-") != 0;
+    if (to_file) {
+        snprintf(st->meta_path, sizeof st->meta_path, "%s.meta.json", plan->csv_path);
+        st->previous_meta = plan->resume ? mpb_meta_previous_runs(st->meta_path, why, sizeof why) : strdup("");
+        if (!st->previous_meta) {
+            mpb_cli_error("run", "--resume: %s", why);
+            return MPB_EXIT_USAGE;
+        }
+    }
+    st->csv = mpb_csv_open(plan->csv_path, plan->resume, why, sizeof why);
+    if (!st->csv) {
+        mpb_cli_error("run", "--csv %s: %s", plan->csv_path, why);
+        return MPB_EXIT_USAGE;
+    }
+    make_run_id(run_id, sizeof run_id);
+    join_tags(plan, tags, sizeof tags);
+    struct mpb_run_meta *m = &st->meta;
+    *m = (struct mpb_run_meta){.run_id = run_id, .argc = argc, .argv = argv, .plan = plan, .impl = impl,
+                               .dev = st->env ? mpb_cuda_device(st->env) : NULL,
+                               .cases_total = st->n_cases};
+    mpb_utc_now(m->started_utc, sizeof m->started_utc);
+    if (to_file && !mpb_meta_write(st->meta_path, st->previous_meta, m)) {
+        mpb_cli_error("run", "cannot write %s: %m", st->meta_path);
+        return MPB_EXIT_RUNTIME;
+    }
+    struct mpb_row_context ctx = {.run_id = run_id, .dev = m->dev, .warmup = runner.warmup,
+                                  .reps = runner.reps, .tags = tags};
+    exit_code = sweep(st, &runner, &ctx);
+    mpb_utc_now(m->finished_utc, sizeof m->finished_utc);
+    if (to_file && !mpb_meta_write(st->meta_path, st->previous_meta, m)) {
+        mpb_cli_error("run", "cannot write %s: %m", st->meta_path);
+        exit_code = MPB_EXIT_RUNTIME;
+    }
+    if (to_file)
+        mpb_summary_print(&st->summary, stdout);
+    if (m->cases_resumed)
+        fprintf(stderr, "mpbench run: %d cases already in %s were skipped (--resume)\n", m->cases_resumed,
+                plan->csv_path);
+    return exit_code;
+}
+
+int mpb_cmd_run(int argc, char **argv)
+{
+    struct run_state st = {0};
+    enum mpb_parse_result parsed = mpb_cli_run_parse(argc, argv, &st.plan);
+    int exit_code;
+    if (parsed == MPB_PARSE_HELP) {
+        mpb_cli_run_help();
+        exit_code = MPB_EXIT_OK;
+    } else if (parsed == MPB_PARSE_ERROR) {
+        exit_code = MPB_EXIT_USAGE;
+    } else {
+        exit_code = run_plan(&st, argc, argv);
+    }
+    if (st.csv && !mpb_csv_close(st.csv) && exit_code == MPB_EXIT_OK)
+        exit_code = MPB_EXIT_RUNTIME;
+    mpb_summary_free(&st.summary);
+    free(st.previous_meta);
+    free(st.cases);
+    if (st.env)
+        mpb_cuda_close(st.env);
+    mpb_plan_free(&st.plan);
+    return exit_code;
+}

@@ -1,0 +1,215 @@
+/* `mpbench selftest`: on cuda, every generator's device fill against its
+ * host fill (bitwise) and every scheme's GPU output against its host model
+ * (bitwise where the descriptor says so, else within twice the scheme's
+ * bound); on host, every host model against a long-double GEMM within its
+ * bound. Small awkward shapes (DESIGN.md "Tests"). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "runner.h"
+
+static const int64_t shapes[][3] = {
+    {1, 1, 1},     {2, 2, 2},     {7, 7, 7},     {31, 31, 31},  {32, 32, 32},  {33, 33, 33},
+    {127, 127, 127}, {128, 128, 128}, {129, 129, 129}, {330, 33, 33}, {33, 330, 33}, {33, 33, 330},
+};
+#define N_SHAPES ((int)(sizeof shapes / sizeof shapes[0]))
+
+static double elem(const void *p, int64_t i, enum mpb_target t)
+{
+    return t == MPB_TARGET_FP64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
+}
+
+/* max over entries of |x−y| / (tol·(|A||B|)_ij), or +Inf where a difference
+ * meets a zero bound or the two disagree on being finite. */
+static double worst_ratio(const struct mpb_gemm *g, const void *a, const void *b, const void *x,
+                          const void *y, double tol)
+{
+    double worst = 0;
+    for (int64_t j = 0; j < g->n; j++)
+        for (int64_t i = 0; i < g->m; i++) {
+            long double absab = 0;
+            for (int64_t l = 0; l < g->k; l++)
+                absab += fabsl((long double)elem(a, i + l * g->m, g->target) * elem(b, l + j * g->k, g->target));
+            double xi = elem(x, i + j * g->m, g->target), yi = elem(y, i + j * g->m, g->target);
+            double diff = fabs(xi - yi);
+            if (xi == yi || (isnan(xi) && isnan(yi)))
+                continue;
+            double r = isnan(diff) ? INFINITY : diff / (tol * (double)absab * (1 + 1e-6));
+            if (r > worst)
+                worst = r;
+        }
+    return worst;
+}
+
+/* Long-double reference GEMM into `out` (target type): its own error,
+ * k·2^-64·|A||B|, is far below every bound it judges. */
+static void reference_gemm(const struct mpb_gemm *g, const void *a, const void *b, void *out)
+{
+    for (int64_t j = 0; j < g->n; j++)
+        for (int64_t i = 0; i < g->m; i++) {
+            long double s = 0;
+            for (int64_t l = 0; l < g->k; l++)
+                s += (long double)elem(a, i + l * g->m, g->target) * elem(b, l + j * g->k, g->target);
+            if (g->target == MPB_TARGET_FP64)
+                ((double *)out)[i + j * g->m] = (double)s;
+            else
+                ((float *)out)[i + j * g->m] = (float)s;
+        }
+}
+
+struct tally {
+    int passed, failed, unsupported;
+};
+
+static void make_case(struct mpb_case *c, const struct mpb_scheme *s, const char *gen, double gen_param,
+                      const int64_t *shape, enum mpb_impl impl)
+{
+    memset(c, 0, sizeof *c);
+    c->scheme = s;
+    mpb_param_defaults(s->params, s->n_params, c->sp);
+    c->gen = mpb_generator_find(gen);
+    mpb_param_defaults(c->gen->params, c->gen->n_params, c->gp);
+    if (c->gen->n_params)
+        c->gp[0] = gen_param;
+    c->m = shape[0];
+    c->n = shape[1];
+    c->k = shape[2];
+    c->seed = 1;
+    c->impl = impl;
+    c->gen_ok = true;
+    snprintf(c->text, sizeof c->text, "-s %s -g %s --m %lld --n %lld --k %lld --seed 1 --backend %s", s->name,
+             gen, (long long)c->m, (long long)c->n, (long long)c->k, mpb_impl_name(impl));
+}
+
+/* The host model to compare a scheme with: its own, or for a scheme without
+ * one (vendor emulation) the native model of its target. */
+static const struct mpb_scheme *host_partner(const struct mpb_scheme *s)
+{
+    if (s->run_host)
+        return s;
+    return mpb_scheme_find(s->target == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
+}
+
+static bool check_case(const struct mpb_runner *r, const struct mpb_case *c, double *worst, char *why,
+                       size_t why_len)
+{
+    struct mpb_result res;
+    mpb_run_case(r, c, &res);
+    if (res.status != MPB_STATUS_OK) {
+        snprintf(why, why_len, "%s: %s", mpb_status_name(res.status), res.note);
+        mpb_result_free(&res);
+        return res.status == MPB_STATUS_NOT_SUPPORTED;
+    }
+    struct mpb_gemm g = mpb_case_gemm(c);
+    size_t bytes = (size_t)(c->m * c->n) * mpb_target_size(g.target);
+    void *expect = malloc(bytes);
+    bool ok = expect != NULL;
+    if (ok && r->impl == MPB_IMPL_CUDA) {
+        const struct mpb_scheme *partner = host_partner(c->scheme);
+        struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
+        g.a = res.a;
+        g.b = res.b;
+        g.c = expect;
+        ok = partner->run_host(&g, c->sp, &info) == MPB_STATUS_OK;
+        if (ok && c->scheme->bitwise_host_device && partner == c->scheme) {
+            ok = memcmp(expect, res.c, bytes) == 0;
+            *worst = ok ? 0 : INFINITY;
+        } else if (ok) {
+            double r2 = worst_ratio(&g, res.a, res.b, res.c, expect, 2 * c->scheme->bound(c->sp, c->k));
+            *worst = fmax(*worst, r2);
+            ok = r2 <= 1;
+        }
+    } else if (ok) {
+        reference_gemm(&g, res.a, res.b, expect);
+        double r1 = worst_ratio(&g, res.a, res.b, res.c, expect, c->scheme->bound(c->sp, c->k));
+        *worst = fmax(*worst, r1);
+        ok = r1 <= 1;
+    }
+    if (!ok)
+        snprintf(why, why_len, "outside the bound (worst |diff|/bound %.3g); rerun: mpbench run %s", *worst,
+                 c->text);
+    free(expect);
+    mpb_result_free(&res);
+    return ok;
+}
+
+static void check_scheme(const struct mpb_runner *r, const struct mpb_scheme *s, struct tally *t)
+{
+    static const struct { const char *gen; double param; } gens[] = {{"uniform", 0}, {"phi", 0.5}, {"randn", 0}};
+    double worst = 0;
+    int cases = 0;
+    char why[1024] = "";
+    bool ok = true, unsupported = false;
+    for (size_t gi = 0; ok && !unsupported && gi < sizeof gens / sizeof gens[0]; gi++)
+        for (int sh = 0; ok && !unsupported && sh < N_SHAPES; sh++) {
+            struct mpb_case c;
+            make_case(&c, s, gens[gi].gen, gens[gi].param, shapes[sh], r->impl);
+            why[0] = '\0';
+            ok = check_case(r, &c, &worst, why, sizeof why);
+            unsupported = ok && why[0];
+            cases++;
+        }
+    if (unsupported) {
+        printf("  n/a   %-16s %s\n", s->name, why);
+        t->unsupported++;
+    } else if (ok) {
+        printf("  ok    %-16s %3d cases, worst |diff|/bound %.3g%s\n", s->name, cases, worst,
+               s->bitwise_host_device && r->impl == MPB_IMPL_CUDA ? " (bitwise)" : "");
+        t->passed++;
+    } else {
+        printf("  FAIL  %-16s %s\n", s->name, why);
+        t->failed++;
+    }
+}
+
+int mpb_cmd_selftest(int argc, char **argv)
+{
+    const char *backend = "auto";
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            puts("usage: mpbench selftest [--backend auto|cuda|host]\n\n"
+                 "cuda: every scheme on the GPU against its host model (bitwise where the\n"
+                 "scheme says so, else within twice its error bound); host: every host model\n"
+                 "against a long-double GEMM within its bound. Shapes 1..129 and 10:1.\n"
+                 "Exit 0 all passed, 1 a failure, 77 --backend cuda without a GPU.");
+            return MPB_EXIT_OK;
+        }
+        if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+            backend = argv[++i];
+        else {
+            mpb_cli_error("selftest", "unknown option '%s' (expected --backend auto|cuda|host)", argv[i]);
+            return MPB_EXIT_USAGE;
+        }
+    }
+    if (strcmp(backend, "auto") && strcmp(backend, "cuda") && strcmp(backend, "host")) {
+        mpb_cli_error("selftest", "--backend '%s': expected auto|cuda|host", backend);
+        return MPB_EXIT_USAGE;
+    }
+    struct mpb_runner r = {.impl = MPB_IMPL_HOST, .warmup = 0, .reps = 1, .keep_data = true};
+    char why[512];
+    if (strcmp(backend, "host")) {
+        r.env = mpb_cuda_open(0, why, sizeof why);
+        if (!r.env && !strcmp(backend, "cuda")) {
+            mpb_cli_error("selftest", "--backend cuda: no usable GPU: %s", why);
+            return MPB_EXIT_NOTHING_RAN;
+        }
+        if (r.env)
+            r.impl = MPB_IMPL_CUDA;
+        else
+            fprintf(stderr, "mpbench selftest: note: no usable GPU (%s); checking the host models\n", why);
+    }
+    printf("mpbench selftest, backend %s%s%s\n", mpb_impl_name(r.impl), r.env ? ": " : "",
+           r.env ? mpb_cuda_device(r.env)->name : "");
+    struct tally t = {0};
+    for (int i = 0; i < mpb_n_schemes; i++)
+        if (r.impl == MPB_IMPL_CUDA ? mpb_schemes[i]->cuda != NULL : mpb_schemes[i]->run_host != NULL)
+            check_scheme(&r, mpb_schemes[i], &t);
+    printf("%d passed, %d failed, %d not supported here\n", t.passed, t.failed, t.unsupported);
+    if (r.env)
+        mpb_cuda_close(r.env);
+    return t.failed ? MPB_EXIT_INCORRECT : MPB_EXIT_OK;
+}

@@ -1,0 +1,9 @@
+/* The subcommands; each returns the process exit code (status.h). */
+#ifndef MPB_COMMANDS_H
+#define MPB_COMMANDS_H
+
+int mpb_cmd_run(int argc, char **argv);
+int mpb_cmd_list(int argc, char **argv);
+int mpb_cmd_selftest(int argc, char **argv);
+
+#endif

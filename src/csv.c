@@ -1,0 +1,268 @@
+#include "csv.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *const mpb_csv_column_names[MPB_COL_COUNT] = {
+#define MPB_COL_NAME(name) #name,
+    MPB_CSV_COLUMNS(MPB_COL_NAME)
+#undef MPB_COL_NAME
+};
+
+void mpb_row_set(struct mpb_row *row, enum mpb_col col, const char *text)
+{
+    free(row->cell[col]);
+    row->cell[col] = text ? strdup(text) : NULL;
+}
+
+void mpb_row_setf(struct mpb_row *row, enum mpb_col col, const char *fmt, ...)
+{
+    char buf[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    mpb_row_set(row, col, buf);
+}
+
+void mpb_row_set_double(struct mpb_row *row, enum mpb_col col, double x)
+{
+    if (isnan(x))
+        mpb_row_set(row, col, NULL);
+    else
+        mpb_row_setf(row, col, "%.17g", x);
+}
+
+void mpb_row_set_int(struct mpb_row *row, enum mpb_col col, int64_t x)
+{
+    mpb_row_setf(row, col, "%" PRId64, x);
+}
+
+void mpb_row_clear(struct mpb_row *row)
+{
+    for (int c = 0; c < MPB_COL_COUNT; c++) {
+        free(row->cell[c]);
+        row->cell[c] = NULL;
+    }
+}
+
+struct mpb_csv {
+    FILE *f;
+    bool is_stdout;
+    char **ids; /* case_ids of resumed rows, sorted */
+    int n_ids;
+};
+
+static void write_cell(FILE *f, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
+static bool write_header(FILE *f)
+{
+    for (int c = 0; c < MPB_COL_COUNT; c++) {
+        if (c)
+            fputc(',', f);
+        fputs(mpb_csv_column_names[c], f);
+    }
+    fputc('\n', f);
+    return fflush(f) == 0 && !ferror(f);
+}
+
+int mpb_csv_split(const char *line, char *buf, size_t buf_len, char **fields, int max)
+{
+    size_t at = 0;
+    int n = 0;
+    const char *p = line;
+    for (;;) {
+        if (n == max || at >= buf_len)
+            return -1;
+        fields[n++] = buf + at;
+        if (*p == '"') {
+            for (p++;; p++) {
+                if (*p == '\0')
+                    return -1;
+                if (*p == '"') {
+                    if (p[1] != '"')
+                        break;
+                    p++;
+                }
+                if (at + 1 >= buf_len)
+                    return -1;
+                buf[at++] = *p;
+            }
+            p++;
+            if (*p != ',' && *p != '\0' && *p != '\n' && *p != '\r')
+                return -1;
+        } else {
+            for (; *p && *p != ',' && *p != '\n' && *p != '\r'; p++) {
+                if (at + 1 >= buf_len)
+                    return -1;
+                buf[at++] = *p;
+            }
+        }
+        buf[at++] = '\0';
+        if (*p != ',')
+            return n;
+        p++;
+    }
+}
+
+static int compare_ids(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool remember_id(struct mpb_csv *csv, const char *id)
+{
+    char **grown = realloc(csv->ids, sizeof *grown * (size_t)(csv->n_ids + 1));
+    if (!grown)
+        return false;
+    csv->ids = grown;
+    csv->ids[csv->n_ids] = strdup(id);
+    return csv->ids[csv->n_ids++] != NULL;
+}
+
+/* Read an existing file for --resume: check the header, remember case_ids,
+ * cut a last line that has no newline (a run killed mid-write). */
+static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char *why, size_t why_len)
+{
+    FILE *f = fopen(path, "r");
+    *empty = true;
+    if (!f && errno == ENOENT)
+        return true; /* nothing to resume: start a new file */
+    if (!f) {
+        snprintf(why, why_len, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    char *line = NULL, *buf = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    long keep = 0; /* bytes up to the end of the last complete line */
+    bool ok = true;
+    char *fields[MPB_COL_COUNT + 1];
+    for (int lineno = 1; ok && (len = getline(&line, &cap, f)) > 0; lineno++) {
+        if (line[len - 1] != '\n') {
+            fprintf(stderr, "mpbench run: warning [resume-truncated]: %s: dropping an incomplete last line (%zd bytes)\n",
+                    path, len);
+            break;
+        }
+        keep += len;
+        *empty = false;
+        free(buf);
+        buf = malloc((size_t)len + 1);
+        if (!buf) {
+            ok = false;
+            break;
+        }
+        int n = mpb_csv_split(line, buf, (size_t)len + 1, fields, MPB_COL_COUNT + 1);
+        if (lineno == 1) {
+            bool same = n == MPB_COL_COUNT;
+            for (int c = 0; same && c < MPB_COL_COUNT; c++)
+                same = strcmp(fields[c], mpb_csv_column_names[c]) == 0;
+            if (!same) {
+                snprintf(why, why_len, "%s: its header is not this mpbench's (schema_version %d); "
+                         "resume into a file written by this version, or write a new one", path,
+                         MPB_CSV_SCHEMA_VERSION);
+                ok = false;
+            }
+        } else if (n != MPB_COL_COUNT) {
+            snprintf(why, why_len, "%s:%d: %d fields, expected %d", path, lineno, n, MPB_COL_COUNT);
+            ok = false;
+        } else {
+            ok = remember_id(csv, fields[MPB_COL_case_id]);
+        }
+    }
+    free(line);
+    free(buf);
+    fclose(f);
+    if (ok && truncate(path, keep) != 0) {
+        snprintf(why, why_len, "%s: cannot cut the incomplete last line: %s", path, strerror(errno));
+        ok = false;
+    }
+    qsort(csv->ids, (size_t)csv->n_ids, sizeof *csv->ids, compare_ids);
+    return ok;
+}
+
+struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len)
+{
+    struct mpb_csv *csv = calloc(1, sizeof *csv);
+    if (!csv) {
+        snprintf(why, why_len, "out of memory");
+        return NULL;
+    }
+    bool empty = true;
+    if (strcmp(path, "-") == 0) {
+        csv->f = stdout;
+        csv->is_stdout = true;
+    } else {
+        if (resume && !resume_read(csv, path, &empty, why, why_len)) {
+            mpb_csv_close(csv);
+            return NULL;
+        }
+        csv->f = fopen(path, resume ? "a" : "w");
+        if (!csv->f) {
+            snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
+            mpb_csv_close(csv);
+            return NULL;
+        }
+    }
+    if (empty && !write_header(csv->f)) {
+        snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
+        mpb_csv_close(csv);
+        return NULL;
+    }
+    return csv;
+}
+
+bool mpb_csv_has_case(const struct mpb_csv *csv, const char *case_id)
+{
+    return csv->n_ids && bsearch(&case_id, csv->ids, (size_t)csv->n_ids, sizeof *csv->ids, compare_ids);
+}
+
+int mpb_csv_resumed_rows(const struct mpb_csv *csv)
+{
+    return csv->n_ids;
+}
+
+bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row)
+{
+    for (int c = 0; c < MPB_COL_COUNT; c++) {
+        if (c)
+            fputc(',', csv->f);
+        write_cell(csv->f, row->cell[c]);
+    }
+    fputc('\n', csv->f);
+    return fflush(csv->f) == 0 && !ferror(csv->f);
+}
+
+bool mpb_csv_close(struct mpb_csv *csv)
+{
+    bool ok = true;
+    if (csv->f && !csv->is_stdout)
+        ok = fclose(csv->f) == 0;
+    else if (csv->f)
+        ok = fflush(csv->f) == 0;
+    for (int i = 0; i < csv->n_ids; i++)
+        free(csv->ids[i]);
+    free(csv->ids);
+    free(csv);
+    return ok;
+}

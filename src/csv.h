@@ -1,0 +1,64 @@
+/* The results CSV (DESIGN.md "CSV"): tidy, one row per case, no preamble,
+ * C locale, %.17g, empty cell = missing, header before the first case,
+ * flushed after every row. Columns are only ever appended; README
+ * "CSV columns" documents each. */
+#ifndef MPB_CSV_H
+#define MPB_CSV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define MPB_CSV_SCHEMA_VERSION 1
+
+#define MPB_CSV_COLUMNS(X)                                                                 \
+    X(schema_version) X(run_id) X(case_id) X(scheme) X(scheme_version) X(params) X(target)  \
+    X(impl) X(m) X(n) X(k) X(gen) X(gen_params) X(seed) X(warmup) X(reps)                   \
+    X(time_ms_median) X(time_ms_min) X(time_ms_max) X(noise_pct) X(tflops) X(split_ms)      \
+    X(gemm_ms) X(accum_ms) X(slices) X(fallback) X(ref) X(ref_entries) X(err_fro_rel)       \
+    X(err_max_rel) X(err_median_rel) X(rho_a_max) X(rho_b_max) X(rho_c_max) X(grade)        \
+    X(nonfinite) X(out_hash) X(status) X(note) X(gpu_name) X(driver_version)                \
+    X(cuda_runtime) X(cublas_version) X(mpbench_version) X(git_sha) X(settings) X(case)     \
+    X(tags)
+
+enum mpb_col {
+#define MPB_COL_ENUM(name) MPB_COL_##name,
+    MPB_CSV_COLUMNS(MPB_COL_ENUM)
+#undef MPB_COL_ENUM
+    MPB_COL_COUNT
+};
+
+extern const char *const mpb_csv_column_names[MPB_COL_COUNT];
+
+/* One row under construction: every cell owned, NULL = empty. */
+struct mpb_row {
+    char *cell[MPB_COL_COUNT];
+};
+
+void mpb_row_set(struct mpb_row *row, enum mpb_col col, const char *text);
+void mpb_row_setf(struct mpb_row *row, enum mpb_col col, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* %.17g; NaN leaves the cell empty (missing). */
+void mpb_row_set_double(struct mpb_row *row, enum mpb_col col, double x);
+void mpb_row_set_int(struct mpb_row *row, enum mpb_col col, int64_t x);
+void mpb_row_clear(struct mpb_row *row);
+
+struct mpb_csv;
+
+/* Open for writing: "-" is stdout. With `resume`, an existing file keeps its
+ * rows (its header must equal ours; a truncated last line is dropped) and
+ * the case_ids already present are remembered. The header is written (and
+ * flushed) here, so an unwritable path fails before any case runs.
+ * NULL with a reason on failure. */
+struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len);
+bool mpb_csv_has_case(const struct mpb_csv *csv, const char *case_id);
+int mpb_csv_resumed_rows(const struct mpb_csv *csv);
+/* Write and flush one row; false on an I/O error (disk full…). */
+bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row);
+bool mpb_csv_close(struct mpb_csv *csv);
+
+/* Split one CSV record (RFC 4180 quoting) into at most `max` fields held in
+ * `buf`; returns the field count, or -1 on malformed quoting. */
+int mpb_csv_split(const char *line, char *buf, size_t buf_len, char **fields, int max);
+
+#endif

@@ -1,0 +1,49 @@
+/* mpbench: benchmark and grade GEMM emulation schemes (README.md). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "commands.h"
+#include "status.h"
+#include "version.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: mpbench <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  run        run a sweep of cases, one CSV row each (mpbench run --help)\n"
+          "  list       list schemes and generators with their parameters\n"
+          "  selftest   check the GPU against the host models, and the host models\n"
+          "             against their error bounds\n"
+          "  version    print the version and commit\n"
+          "\n"
+          "Exit codes: 0 ok, 1 incorrect result, 2 usage error, 3 runtime error,\n"
+          "77 nothing could run.\n", f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return MPB_EXIT_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "run"))
+        return mpb_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "list"))
+        return mpb_cmd_list(argc - 1, argv + 1);
+    if (!strcmp(cmd, "selftest"))
+        return mpb_cmd_selftest(argc - 1, argv + 1);
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+        printf("mpbench %s (%s)\n", MPB_VERSION, mpb_git_sha);
+        return MPB_EXIT_OK;
+    }
+    if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
+        usage(stdout);
+        return MPB_EXIT_OK;
+    }
+    fprintf(stderr, "mpbench: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return MPB_EXIT_USAGE;
+}

@@ -1,0 +1,34 @@
+/* The <csv>.meta.json sidecar: argv, host, GPU properties and clocks,
+ * library versions and build flags of each run that wrote the CSV. */
+#ifndef MPB_META_H
+#define MPB_META_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "cuda_env.h"
+#include "plan.h"
+
+struct mpb_run_meta {
+    const char *run_id;
+    int argc;
+    char **argv;
+    const struct mpb_plan *plan;
+    enum mpb_impl impl;
+    const struct mpb_device_info *dev; /* NULL on host */
+    char started_utc[32], finished_utc[32];
+    int cases_total, cases_this_shard, cases_resumed, cases_run;
+    int status_counts[MPB_STATUS_SKIPPED + 1];
+    bool interrupted;                  /* a sticky error ended the sweep early */
+};
+
+/* Earlier runs' entries of an existing sidecar (for --resume), or "" when there
+ * is none; NULL with a reason when the file exists but is not ours. */
+char *mpb_meta_previous_runs(const char *path, char *why, size_t why_len);
+/* (Re)write the sidecar: previous runs, then this one. */
+bool mpb_meta_write(const char *path, const char *previous, const struct mpb_run_meta *m);
+
+/* JSON string literal of `s` (quotes included). */
+void mpb_json_string(FILE *f, const char *s);
+void mpb_utc_now(char *buf, size_t len);
+
+#endif

@@ -1,0 +1,123 @@
+#include "param.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void mpb_format_double(double x, char *buf, size_t len)
+{
+    /* Shortest of %.15g..%.17g that reads back to x: 0.1 prints as "0.1",
+     * and every printed value parses to the same double. */
+    for (int prec = 15; prec <= 17; prec++) {
+        snprintf(buf, len, "%.*g", prec, x);
+        if (strtod(buf, NULL) == x)
+            return;
+    }
+}
+
+static bool parse_number(const char *text, double *out)
+{
+    char *end;
+    if (*text == '\0')
+        return false;
+    double v = strtod(text, &end);
+    if (*end != '\0' || isnan(v))
+        return false;
+    *out = v;
+    return true;
+}
+
+void mpb_param_describe_range(const struct mpb_param_spec *spec, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    if (spec->kind == MPB_PARAM_CHOICE) {
+        for (int i = 0; spec->choices[i]; i++)
+            used += (size_t)snprintf(buf + used, used < len ? len - used : 0, "%s%s",
+                                     i ? "|" : "", spec->choices[i]);
+        return;
+    }
+    char lo[32], hi[32];
+    mpb_format_double(spec->lo, lo, sizeof lo);
+    mpb_format_double(spec->hi, hi, sizeof hi);
+    snprintf(buf, len, "%s %s..%s%s", spec->kind == MPB_PARAM_INT ? "integer" : "real", lo, hi,
+             spec->allow_auto ? " or auto" : "");
+}
+
+bool mpb_param_parse(const struct mpb_param_spec *spec, const char *text, double *value,
+                     char *why, size_t why_len)
+{
+    char allowed[256];
+    mpb_param_describe_range(spec, allowed, sizeof allowed);
+    if (spec->kind == MPB_PARAM_CHOICE) {
+        for (int i = 0; spec->choices[i]; i++) {
+            if (strcmp(text, spec->choices[i]) == 0) {
+                *value = i;
+                return true;
+            }
+        }
+        snprintf(why, why_len, "'%s' is not one of %s", text, allowed);
+        return false;
+    }
+    if (spec->allow_auto && strcmp(text, "auto") == 0) {
+        *value = NAN;
+        return true;
+    }
+    double v;
+    if (!parse_number(text, &v)) {
+        snprintf(why, why_len, "'%s' is not a number (allowed: %s)", text, allowed);
+        return false;
+    }
+    if (spec->kind == MPB_PARAM_INT && v != floor(v)) {
+        snprintf(why, why_len, "'%s' is not an integer (allowed: %s)", text, allowed);
+        return false;
+    }
+    if (!(v >= spec->lo && v <= spec->hi)) {
+        snprintf(why, why_len, "%s is out of range (allowed: %s)", text, allowed);
+        return false;
+    }
+    *value = v;
+    return true;
+}
+
+void mpb_param_format(const struct mpb_param_spec *spec, double value, char *buf, size_t len)
+{
+    if (spec->kind == MPB_PARAM_CHOICE)
+        snprintf(buf, len, "%s", spec->choices[(int)value]);
+    else if (isnan(value))
+        snprintf(buf, len, "auto");
+    else
+        mpb_format_double(value, buf, len);
+}
+
+int mpb_param_find(const struct mpb_param_spec *specs, int n, const char *name)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(specs[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+void mpb_param_defaults(const struct mpb_param_spec *specs, int n, double *values)
+{
+    char why[256];
+    for (int i = 0; i < n; i++) {
+        /* Defaults are part of the descriptor tables; a bad one is a
+         * programming error that the registry test catches. */
+        if (!mpb_param_parse(&specs[i], specs[i].def, &values[i], why, sizeof why))
+            values[i] = NAN;
+    }
+}
+
+void mpb_param_format_all(const struct mpb_param_spec *specs, int n, const double *values,
+                          char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        char v[64];
+        mpb_param_format(&specs[i], values[i], v, sizeof v);
+        used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "", specs[i].name, v);
+    }
+}

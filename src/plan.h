@@ -1,0 +1,74 @@
+/* What `mpbench run` was asked to do, and its expansion into cases. */
+#ifndef MPB_PLAN_H
+#define MPB_PLAN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "generators.h"
+#include "registry.h"
+
+enum mpb_backend_choice { MPB_BACKEND_AUTO, MPB_BACKEND_CUDA, MPB_BACKEND_HOST };
+enum mpb_impl { MPB_IMPL_CUDA, MPB_IMPL_HOST };
+enum mpb_progress { MPB_PROGRESS_AUTO, MPB_PROGRESS_ALWAYS, MPB_PROGRESS_NEVER };
+
+const char *mpb_impl_name(enum mpb_impl impl);
+
+/* One -s or -g name with the value lists given by its -a options. */
+struct mpb_selection {
+    const struct mpb_scheme *scheme;    /* set for -s */
+    const struct mpb_generator *gen;    /* set for -g */
+    const struct mpb_param_spec *specs;
+    int n_specs;
+    double *values[MPB_MAX_PARAMS];     /* each parameter's list (defaults: one value) */
+    int n_values[MPB_MAX_PARAMS];
+};
+
+struct mpb_int_list {
+    int n;
+    int64_t *v;
+};
+
+struct mpb_plan {
+    struct mpb_selection *schemes;
+    int n_schemes;
+    struct mpb_selection *gens;
+    int n_gens;
+    struct mpb_int_list sizes, ms, ns, ks, seeds;
+    int warmup, reps;        /* -1: the backend's default */
+    enum mpb_backend_choice backend;
+    const char *csv_path;    /* "-" = stdout */
+    bool resume;
+    int shard_index, shard_count;
+    enum mpb_progress progress;
+    bool dry_run;
+    char **tags;             /* "K=V" */
+    int n_tags;
+};
+
+struct mpb_case {
+    const struct mpb_scheme *scheme;
+    double sp[MPB_MAX_PARAMS];
+    const struct mpb_generator *gen;
+    double gp[MPB_MAX_PARAMS];  /* resolved for this case when gen_ok */
+    bool gen_ok;
+    char gen_why[192];          /* why the generator cannot make this case */
+    int64_t m, n, k;
+    uint64_t seed;
+    enum mpb_impl impl;
+    int index;                  /* position in the full expansion, before sharding */
+    char text[768];             /* canonical case string: pasted after `mpbench run`, reruns it */
+    char id[17];                /* case_id: hex FNV-1a-64 of text */
+};
+
+/* Cartesian product schemes × their parameter lists × generators × theirs
+ * × shapes × seeds, in that nesting order (outermost first). */
+bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb_case **cases,
+                     int *n_cases, char *why, size_t why_len);
+
+/* Parameter values of this case as "k=v k=v" (the CSV cells). */
+void mpb_case_params(const struct mpb_case *c, char *buf, size_t len);
+void mpb_case_gen_params(const struct mpb_case *c, char *buf, size_t len);
+
+void mpb_plan_free(struct mpb_plan *plan);
+
+#endif

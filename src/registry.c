@@ -1,0 +1,67 @@
+/* The one table of schemes (DESIGN.md "Schemes: one registry, two backends").
+ * Add a scheme here and it is listed, run, swept and self-tested; the
+ * registry test (tests/test_registry.c) checks every entry's invariants. */
+#include "registry.h"
+
+#include <string.h>
+
+#include "cublas_emu/cublas_emu.h"
+#include "native/native.h"
+
+static const struct mpb_scheme dgemm = {
+    .name = "dgemm", .family = "native", .target = MPB_TARGET_FP64, .version = 1,
+    .help = "cublasDgemm, native FP64; host model: fma loop in double",
+    .cuda = &mpb_dgemm_cuda, .run_host = mpb_dgemm_host, .bound = mpb_dgemm_bound,
+};
+
+static const struct mpb_scheme sgemm = {
+    .name = "sgemm", .family = "native", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "cublasSgemm, native FP32 (no TF32); host model: fmaf loop in float",
+    .cuda = &mpb_sgemm_cuda, .run_host = mpb_sgemm_host, .bound = mpb_sgemm_bound,
+};
+
+static const struct mpb_scheme tf32 = {
+    .name = "tf32", .family = "native", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "cublasGemmEx FP32 data, CUBLAS_COMPUTE_32F_FAST_TF32 (raw low precision)",
+    .cuda = &mpb_tf32_cuda, .run_host = mpb_tf32_host, .bound = mpb_tf32_bound,
+};
+
+static const struct mpb_scheme fp16 = {
+    .name = "fp16", .family = "native", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "cublasGemmEx FP16 inputs (rounded once, untimed), FP32 accumulation and output",
+    .cuda = &mpb_fp16_cuda, .run_host = mpb_fp16_host, .bound = mpb_fp16_bound,
+};
+
+static const struct mpb_scheme bf16 = {
+    .name = "bf16", .family = "native", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "cublasGemmEx BF16 inputs (rounded once, untimed), FP32 accumulation and output",
+    .cuda = &mpb_bf16_cuda, .run_host = mpb_bf16_host, .bound = mpb_bf16_bound,
+};
+
+static const struct mpb_scheme cublas_fp64emu = {
+    .name = "cublas_fp64emu", .family = "vendor", .target = MPB_TARGET_FP64, .version = 1,
+    .help = "cuBLAS FP64 fixed-point emulation (CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, NVIDIA's ADP); "
+            "slices = mantissa bits retained",
+    .params = mpb_cublas_fp64emu_params, .n_params = MPB_CUBLAS_FP64EMU_N_PARAMS,
+    .cuda = &mpb_cublas_fp64emu_cuda, .bound = mpb_dgemm_bound,
+};
+
+static const struct mpb_scheme cublas_bf16x9 = {
+    .name = "cublas_bf16x9", .family = "vendor", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "cuBLAS FP32 emulation with 9 BF16 products (CUBLAS_COMPUTE_32F_EMULATED_16BFX9); "
+            "not_supported below compute capability 10.0, where cuBLAS silently runs native FP32",
+    .check = mpb_cublas_bf16x9_check, .cuda = &mpb_cublas_bf16x9_cuda, .bound = mpb_sgemm_bound,
+};
+
+const struct mpb_scheme *const mpb_schemes[] = {
+    &dgemm, &sgemm, &tf32, &fp16, &bf16, &cublas_fp64emu, &cublas_bf16x9,
+};
+const int mpb_n_schemes = (int)(sizeof mpb_schemes / sizeof mpb_schemes[0]);
+
+const struct mpb_scheme *mpb_scheme_find(const char *name)
+{
+    for (int i = 0; i < mpb_n_schemes; i++)
+        if (strcmp(mpb_schemes[i]->name, name) == 0)
+            return mpb_schemes[i];
+    return NULL;
+}

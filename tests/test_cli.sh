@@ -1,0 +1,77 @@
+#!/bin/sh
+# The command-line contract (DESIGN.md "Command line"): exit codes, error
+# messages that name the option and value, CSV + meta.json on the host
+# backend, --resume, --dry-run, --shard. Usage: test_cli.sh path/to/mpbench
+set -u
+MPB=$1
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+# expect CODE NEEDLE -- ARGS...: exit code CODE and NEEDLE in stdout+stderr.
+expect() {
+    code=$1; needle=$2; shift 3
+    "$MPB" "$@" >"$TMP/out" 2>&1
+    got=$?
+    if [ "$got" != "$code" ]; then
+        echo "FAIL: mpbench $*: exit $got, expected $code"; sed 's/^/    /' "$TMP/out"; fails=$((fails + 1))
+    elif ! grep -qF -- "$needle" "$TMP/out"; then
+        echo "FAIL: mpbench $*: output lacks '$needle'"; sed 's/^/    /' "$TMP/out"; fails=$((fails + 1))
+    fi
+}
+
+expect 2 "usage: mpbench" --
+expect 2 "unknown command 'bogus'" -- bogus
+expect 0 "--shard I/N" -- run --help
+expect 0 "dgemm" -- list schemes
+expect 0 "phi" -- list generators
+expect 2 "expected schemes or generators" -- list nothing
+expect 2 "-s 'nosuch': unknown scheme" -- run -s nosuch -g uniform --size 8
+expect 2 "-g 'nosuch': unknown generator" -- run -s dgemm -g nosuch --size 8
+expect 2 "has no parameter 'x'" -- run -s dgemm -a x=1 -g uniform --size 8
+expect 2 "parameter phi: 'abc' is not a number" -- run -s dgemm -g phi -a phi=abc --size 8
+expect 2 "--size '0'" -- run -s dgemm -g uniform --size 0
+expect 2 "--size '-4'" -- run -s dgemm -g uniform --size -4
+expect 2 "range '4:1' is empty" -- run -s dgemm -g uniform --size 4:1
+expect 2 "--reps 'x'" -- run -s dgemm -g uniform --size 8 --reps x
+expect 2 "--backend 'gpu'" -- run -s dgemm -g uniform --size 8 --backend gpu
+expect 2 "--shard '2/2'" -- run -s dgemm -g uniform --size 8 --shard 2/2
+expect 2 "unknown option '--bogus'" -- run -s dgemm -g uniform --size 8 --bogus
+expect 2 "--resume needs --csv FILE" -- run -s dgemm -g uniform --size 8 --resume
+expect 2 "no shape" -- run -s dgemm -g uniform
+expect 2 "/nonexistent-dir/x.csv" -- run -s dgemm -g uniform --size 8 --backend host --csv /nonexistent-dir/x.csv
+expect 0 "6 cases" -- run -s dgemm,sgemm -g uniform --size 4,8,16 --dry-run --backend host
+expect 0 "2 cases in shard 1/3 (6 in all)" -- run -s dgemm,sgemm -g uniform --size 4,8,16 --dry-run --backend host --shard 1/3
+
+if ! nvidia-smi -L >/dev/null 2>&1; then
+    expect 77 "--backend cuda: no usable GPU" -- run -s dgemm -g uniform --size 8 --backend cuda
+    expect 0 "no usable GPU" -- run -s dgemm -g uniform --size 8 --csv "$TMP/auto.csv"
+fi
+
+# A host sweep writes a header, one row per case and a meta.json sidecar.
+CSV="$TMP/r.csv"
+expect 0 "TFLOP/s" -- run -s dgemm,sgemm,fp16 -g phi -a phi=0.5,2 --size 1,7,33 --backend host --csv "$CSV" --tag purpose=test
+rows=$(($(wc -l <"$CSV") - 1))
+[ "$rows" = 18 ] || { echo "FAIL: $rows rows, expected 18"; fails=$((fails + 1)); }
+grep -q '"run_id"' "$CSV.meta.json" || { echo "FAIL: no meta.json"; fails=$((fails + 1)); }
+grep -q '"purpose": "test"' "$CSV.meta.json" || { echo "FAIL: tag not in meta.json"; fails=$((fails + 1)); }
+if grep -v '^schema_version' "$CSV" | grep -qv ',host,'; then
+    echo "FAIL: a row without impl=host"; fails=$((fails + 1))
+fi
+
+# --resume runs nothing new; a partial last line is dropped and rerun.
+expect 0 "18 cases already in" -- run -s dgemm,sgemm,fp16 -g phi -a phi=0.5,2 --size 1,7,33 --backend host --csv "$CSV" --resume
+head -n 18 "$CSV" >"$TMP/cut.csv"; tail -n 1 "$CSV" | head -c 40 >>"$TMP/cut.csv"; mv "$TMP/cut.csv" "$CSV"
+expect 0 "17 cases already in" -- run -s dgemm,sgemm,fp16 -g phi -a phi=0.5,2 --size 1,7,33 --backend host --csv "$CSV" --resume
+rows=$(($(wc -l <"$CSV") - 1))
+[ "$rows" = 18 ] || { echo "FAIL: after resume $rows rows, expected 18"; fails=$((fails + 1)); }
+runs=$(grep -c '"run_id"' "$CSV.meta.json")
+[ "$runs" = 3 ] || { echo "FAIL: meta.json holds $runs runs, expected 3"; fails=$((fails + 1)); }
+printf 'a,b\n1,2\n' >"$TMP/foreign.csv"
+expect 2 "header is not this mpbench's" -- run -s dgemm -g uniform --size 8 --backend host --csv "$TMP/foreign.csv" --resume
+
+# A case the generator cannot make becomes a row, and the sweep goes on.
+expect 0 "not_supported" -- run -s dgemm -g test2 -a b=500 --size 4096,8 --m 2 --n 2 --backend host --csv "$TMP/ns.csv"
+
+echo "$fails failed"
+[ "$fails" = 0 ]

@@ -1,0 +1,136 @@
+/* The CSV writer and reader: quoting, %.17g round trip, empty = missing,
+ * header first, resume (known case_ids, truncated last line dropped,
+ * foreign header refused). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "csv.h"
+
+static char *slurp(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static void row_with(struct mpb_row *row, const char *id, double t)
+{
+    mpb_row_set(row, MPB_COL_case_id, id);
+    mpb_row_set(row, MPB_COL_note, "a \"quoted\", comma\nand newline");
+    mpb_row_set_double(row, MPB_COL_time_ms_median, t);
+    mpb_row_set_double(row, MPB_COL_tflops, NAN);
+    mpb_row_set_int(row, MPB_COL_m, 4096);
+}
+
+static void test_split(void)
+{
+    char buf[256], *f[8];
+    int n = mpb_csv_split("a,\"b,\"\"c\"\"\",,d\n", buf, sizeof buf, f, 8);
+    CHECK(n == 4, "split count %d", n);
+    if (n == 4)
+        CHECK(!strcmp(f[0], "a") && !strcmp(f[1], "b,\"c\"") && !strcmp(f[2], "") && !strcmp(f[3], "d"),
+              "fields '%s' '%s' '%s' '%s'", f[0], f[1], f[2], f[3]);
+    CHECK(mpb_csv_split("\"open,x", buf, sizeof buf, f, 8) == -1, "unterminated quote accepted");
+}
+
+static void test_write_and_resume(const char *path)
+{
+    char why[512];
+    struct mpb_csv *csv = mpb_csv_open(path, false, why, sizeof why);
+    CHECK(csv != NULL, "open: %s", why);
+    if (!csv)
+        return;
+    char *text = slurp(path);
+    CHECK(text && strncmp(text, "schema_version,run_id,case_id,", 30) == 0 && strchr(text, '\n'),
+          "header not written at open: '%s'", text ? text : "(none)");
+    struct mpb_row row = {0};
+    double t = 0.1 + 0.2; /* needs 17 digits to round-trip */
+    row_with(&row, "00000000000000aa", t);
+    CHECK(mpb_csv_write(csv, &row), "write");
+    row_with(&row, "00000000000000bb", 1.0 / 3.0);
+    CHECK(mpb_csv_write(csv, &row), "write");
+    mpb_row_clear(&row);
+    CHECK(mpb_csv_close(csv), "close");
+
+    /* Read back row 1 and check the cells. */
+    text = slurp(path);
+    char *line1 = strchr(text, '\n') + 1, *end = strchr(line1, '\n');
+    *end = '\0';
+    char buf[4096], *f[MPB_COL_COUNT + 1];
+    int n = mpb_csv_split(line1, buf, sizeof buf, f, MPB_COL_COUNT + 1);
+    CHECK(n == MPB_COL_COUNT, "row has %d fields, expected %d", n, MPB_COL_COUNT);
+    if (n == MPB_COL_COUNT) {
+        CHECK(strtod(f[MPB_COL_time_ms_median], NULL) == t, "%%.17g round trip: '%s'", f[MPB_COL_time_ms_median]);
+        CHECK(f[MPB_COL_tflops][0] == '\0', "NaN must be an empty cell, got '%s'", f[MPB_COL_tflops]);
+        CHECK(!strcmp(f[MPB_COL_note], "a \"quoted\", comma and newline"), "note '%s'", f[MPB_COL_note]);
+        CHECK(!strcmp(f[MPB_COL_m], "4096"), "m '%s'", f[MPB_COL_m]);
+    }
+
+    /* A run killed mid-row leaves a partial line: resume drops it. */
+    FILE *fa = fopen(path, "a");
+    fputs("1,partial,00000000000000cc", fa);
+    fclose(fa);
+    csv = mpb_csv_open(path, true, why, sizeof why);
+    CHECK(csv != NULL, "resume open: %s", why);
+    if (!csv)
+        return;
+    CHECK(mpb_csv_resumed_rows(csv) == 2, "resumed %d rows", mpb_csv_resumed_rows(csv));
+    CHECK(mpb_csv_has_case(csv, "00000000000000aa") && mpb_csv_has_case(csv, "00000000000000bb"),
+          "resumed ids missing");
+    CHECK(!mpb_csv_has_case(csv, "00000000000000cc"), "truncated row counted");
+    row_with(&row, "00000000000000dd", 2.0);
+    CHECK(mpb_csv_write(csv, &row), "append");
+    mpb_row_clear(&row);
+    mpb_csv_close(csv);
+    text = slurp(path);
+    int lines = 0;
+    for (char *p = text; *p; p++)
+        lines += *p == '\n';
+    CHECK(lines == 4, "after resume %d lines, expected header + 3 rows", lines);
+    CHECK(strstr(text, "partial") == NULL, "partial line kept");
+    CHECK(strncmp(text, "schema_version", 14) == 0 && strstr(text + 1, "schema_version,run_id") == NULL,
+          "header written twice");
+}
+
+static void test_foreign_header(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    fputs("a,b,c\n1,2,3\n", f);
+    fclose(f);
+    char why[512] = "";
+    struct mpb_csv *csv = mpb_csv_open(path, true, why, sizeof why);
+    CHECK(csv == NULL, "resume accepted a foreign header");
+    CHECK(strstr(why, "header") != NULL, "message '%s' does not say header", why);
+    char *text = slurp(path);
+    CHECK(text && !strcmp(text, "a,b,c\n1,2,3\n"), "refused file was modified: '%s'", text);
+}
+
+static void test_unwritable(void)
+{
+    char why[512] = "";
+    struct mpb_csv *csv = mpb_csv_open("/nonexistent-dir/x.csv", false, why, sizeof why);
+    CHECK(csv == NULL && strstr(why, "/nonexistent-dir/x.csv"), "unwritable path: '%s'", why);
+}
+
+int main(void)
+{
+    char path[] = "/tmp/mpb_test_csv_XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0)
+        return 99;
+    close(fd);
+    test_split();
+    test_write_and_resume(path);
+    test_foreign_header(path);
+    test_unwritable();
+    unlink(path);
+    return check_report("test_csv");
+}
