@@ -49,12 +49,12 @@ enum mpb_gen_key { MPB_KEY_ROWS = 0, MPB_KEY_COLS, MPB_KEY_PAIRS, MPB_KEY_SHUFFL
 
 /* Positions in p[]/ip[]: the order of each spec table in generators.c. */
 enum {
-    MPB_GP_LO = 0, MPB_GP_HI = 1,                   /* uniform */
-    MPB_GP_PHI = 0,                                 /* phi */
-    MPB_GP_B = 0,                                   /* test2, test2r */
+    MPB_GP_LO = 0, MPB_GP_HI = 1,                      /* uniform */
+    MPB_GP_PHI = 0,                                    /* phi */
+    MPB_GP_B = 0,                                      /* test2, test2r */
     MPB_GP_N0 = 0, MPB_GP_T3SPAN = 1, MPB_GP_HUGE = 2, /* test3 */
-    MPB_GP_SPAN = 0,                                /* outer, inner, evil */
-    MPB_GP_RATE = 0, MPB_GP_KIND = 1,               /* special */
+    MPB_GP_SPAN = 0,                                   /* outer, inner, evil */
+    MPB_GP_RATE = 0, MPB_GP_KIND = 1,                  /* special */
 };
 
 enum mpb_special_kind {
@@ -232,28 +232,14 @@ MPB_HD double mpb_gen_special_value(const struct mpb_gen_config *cfg, struct mpb
     }
 }
 
-/* A(r, c) or B(r, c) as a double exactly representable in the target
- * (NaN excepted: mpb_gen_store writes the target's quiet NaN). */
-MPB_HD double mpb_gen_element(const struct mpb_gen_config *cfg, enum mpb_operand which,
-                              int64_t r, int64_t c)
+/* The generators built on the N(0,1) base g (draws 0–3 of the element,
+ * already read from `g`): g rounded to the target, then zeroed (test1a,
+ * test1b), replaced (special) or scaled by an exact power of two. */
+MPB_HD double mpb_gen_from_base(const struct mpb_gen_config *cfg, enum mpb_operand which,
+                                int64_t r, int64_t c, double base, struct mpb_pcg32 *g)
 {
     const int is_a = which == MPB_OPERAND_A;
-    if (cfg->kind == MPB_GEN_TEST2 || cfg->kind == MPB_GEN_TEST2R) {
-        int64_t l = (r % cfg->k + c % cfg->k) % cfg->k;
-        double x = (double)mpb_gen_test2_sig(cfg, l) * mpb_gm_pow2(-mpb_gen_test2_frac_bits(cfg));
-        int64_t j = mpb_gen_test2_exp(cfg, l);
-        return mpb_gm_scale2(x, (int)(is_a ? j : -j));
-    }
-    struct mpb_pcg32 g = mpb_gen_elem_rng(cfg, which, r, c);
-    if (cfg->kind == MPB_GEN_UNIFORM) {
-        double lo = cfg->p[MPB_GP_LO], hi = cfg->p[MPB_GP_HI];
-        return mpb_gen_to_target(cfg, lo + (hi - lo) * mpb_gen_u53(&g));
-    }
-    double base = mpb_gen_randn(&g);
-    if (cfg->kind == MPB_GEN_PHI)
-        return mpb_gen_to_target(cfg, (mpb_gen_u53(&g) - 0.5) * mpb_gm_exp(cfg->p[MPB_GP_PHI] * base));
-    base = mpb_gen_to_target(cfg, base);
-    int64_t e = 0; /* exponent of the power-of-two scale */
+    int64_t e = 0, span = cfg->ip[MPB_GP_SPAN];
     switch (cfg->kind) {
     case MPB_GEN_TEST1A:
         if (is_a ? (int64_t)mpb_bij_apply(&cfg->bij_rows, (uint64_t)r) < cfg->m / 4
@@ -274,30 +260,49 @@ MPB_HD double mpb_gen_element(const struct mpb_gen_config *cfg, enum mpb_operand
         e = (is_a ? s : -s) + (huge ? cfg->ip[MPB_GP_HUGE] : 0);
         break;
     }
-    case MPB_GEN_OUTER: {
-        int64_t span = cfg->ip[MPB_GP_SPAN];
-        uint32_t d = is_a ? mpb_gen_draw(cfg, MPB_STREAM_ROW_A, (uint64_t)r)
-                          : mpb_gen_draw(cfg, MPB_STREAM_COL_B, (uint64_t)c);
-        e = mpb_gen_uint_range(d, -span, span);
+    case MPB_GEN_OUTER:
+        e = mpb_gen_uint_range(is_a ? mpb_gen_draw(cfg, MPB_STREAM_ROW_A, (uint64_t)r)
+                                    : mpb_gen_draw(cfg, MPB_STREAM_COL_B, (uint64_t)c),
+                               -span, span);
         break;
-    }
-    case MPB_GEN_INNER: {
-        int64_t span = cfg->ip[MPB_GP_SPAN];
-        e = mpb_gen_uint_range(mpb_gen_draw(cfg, MPB_STREAM_INNER, (uint64_t)(is_a ? c : r)), -span, span);
+    case MPB_GEN_INNER:
+        e = mpb_gen_uint_range(mpb_gen_draw(cfg, MPB_STREAM_INNER, (uint64_t)(is_a ? c : r)),
+                               -span, span);
         e = is_a ? e : -e;
         break;
-    }
     case MPB_GEN_EVIL:
-        e = mpb_gen_uint_range(mpb_pcg32_next(&g), -cfg->ip[MPB_GP_SPAN], cfg->ip[MPB_GP_SPAN]);
+        e = mpb_gen_uint_range(mpb_pcg32_next(g), -span, span);
         break;
     case MPB_GEN_SPECIAL:
-        if (mpb_pcg32_next(&g) < cfg->inject_below)
-            return mpb_gen_special_value(cfg, &g);
+        if (mpb_pcg32_next(g) < cfg->inject_below)
+            return mpb_gen_special_value(cfg, g);
         break;
-    default:
+    default: /* randn */
         break;
     }
-    return mpb_gm_scale2(base, (int)e);
+    return mpb_gm_scale2(mpb_gen_to_target(cfg, base), (int)e);
+}
+
+/* A(r, c) or B(r, c) as a double exactly representable in the target
+ * (NaN excepted: mpb_gen_store writes the target's quiet NaN). */
+MPB_HD double mpb_gen_element(const struct mpb_gen_config *cfg, enum mpb_operand which,
+                              int64_t r, int64_t c)
+{
+    if (cfg->kind == MPB_GEN_TEST2 || cfg->kind == MPB_GEN_TEST2R) {
+        int64_t l = (r % cfg->k + c % cfg->k) % cfg->k;
+        double x = (double)mpb_gen_test2_sig(cfg, l) * mpb_gm_pow2(-mpb_gen_test2_frac_bits(cfg));
+        int64_t j = mpb_gen_test2_exp(cfg, l);
+        return mpb_gm_scale2(x, (int)(which == MPB_OPERAND_A ? j : -j));
+    }
+    struct mpb_pcg32 g = mpb_gen_elem_rng(cfg, which, r, c);
+    if (cfg->kind == MPB_GEN_UNIFORM) {
+        double lo = cfg->p[MPB_GP_LO], hi = cfg->p[MPB_GP_HI];
+        return mpb_gen_to_target(cfg, lo + (hi - lo) * mpb_gen_u53(&g));
+    }
+    double base = mpb_gen_randn(&g);
+    if (cfg->kind == MPB_GEN_PHI)
+        return mpb_gen_to_target(cfg, (mpb_gen_u53(&g) - 0.5) * mpb_gm_exp(cfg->p[MPB_GP_PHI] * base));
+    return mpb_gen_from_base(cfg, which, r, c, base, &g);
 }
 
 /* Store x into element `idx` of a target-typed array: the one rounding to

@@ -358,7 +358,7 @@ void mpb_gen_config_init(struct mpb_gen_config *cfg, const struct mpb_generator 
     cfg->seed = seed;
     for (int i = 0; i < gen->n_params; i++) {
         cfg->p[i] = params[i];
-        cfg->ip[i] = isfinite(params[i]) ? (int64_t)params[i] : 0;
+        cfg->ip[i] = fabs(params[i]) < 0x1p62 ? (int64_t)params[i] : 0; /* INT/CHOICE fit */
     }
     cfg->bij_rows = mpb_bij_make((uint64_t)(m > 0 ? m : 1), gen_key(seed, MPB_KEY_ROWS));
     cfg->bij_cols = mpb_bij_make((uint64_t)(n > 0 ? n : 1), gen_key(seed, MPB_KEY_COLS));

@@ -1,5 +1,5 @@
 /* `mpbench selftest`: on cuda, every generator's device fill against its
- * host fill (bitwise) and every scheme's GPU output against its host model
+ * host fill (bitwise), and every scheme's GPU output against its host model
  * (bitwise where the descriptor says so, else within twice the scheme's
  * bound); on host, every host model against a long-double GEMM within its
  * bound. Small awkward shapes (DESIGN.md "Tests"). */
@@ -137,6 +137,59 @@ static bool check_case(const struct mpb_runner *r, const struct mpb_case *c, dou
     return ok;
 }
 
+/* Device fill against host fill, byte for byte, for one generator at one
+ * awkward shape in both targets. */
+static bool check_generator(struct mpb_cuda_env *env, const struct mpb_generator *gen, char *why, size_t why_len)
+{
+    static const int64_t m = 65, n = 33, k = 130;
+    double params[MPB_MAX_PARAMS];
+    bool ok = true;
+    for (int t = 0; ok && t < 2; t++) {
+        enum mpb_target target = t ? MPB_TARGET_FP32 : MPB_TARGET_FP64;
+        mpb_param_defaults(gen->params, gen->n_params, params);
+        if (gen->resolve && !gen->resolve(params, target, m, n, k, why, why_len))
+            return false;
+        struct mpb_gen_config cfg;
+        mpb_gen_config_init(&cfg, gen, params, target, m, n, k, 7);
+        for (int op = 0; ok && op < 2; op++) {
+            size_t bytes = (size_t)(op ? k * n : m * k) * mpb_target_size(target);
+            void *dev = NULL, *from_dev = malloc(bytes), *from_host = malloc(bytes);
+            ok = from_dev && from_host && mpb_cuda_alloc(env, &dev, bytes) == MPB_STATUS_OK &&
+                 mpb_gen_fill_cuda(env, &cfg, (enum mpb_operand)op, dev) == MPB_STATUS_OK &&
+                 mpb_cuda_download(env, from_dev, dev, bytes) == MPB_STATUS_OK;
+            if (!ok)
+                snprintf(why, why_len, "%s", mpb_cuda_last_error(env));
+            else {
+                mpb_gen_fill_host(&cfg, (enum mpb_operand)op, from_host);
+                ok = memcmp(from_dev, from_host, bytes) == 0;
+                if (!ok)
+                    snprintf(why, why_len, "%s %s fill differs between device and host (65x33x130, seed 7)",
+                             mpb_target_name(target), op ? "B" : "A");
+            }
+            mpb_cuda_free(env, dev);
+            free(from_dev);
+            free(from_host);
+        }
+    }
+    return ok;
+}
+
+static void check_generators(struct mpb_cuda_env *env, struct tally *t)
+{
+    int bad = 0;
+    char why[512];
+    for (int i = 0; i < mpb_n_generators; i++) {
+        if (!check_generator(env, mpb_generators[i], why, sizeof why)) {
+            printf("  FAIL  generator %-6s %s\n", mpb_generators[i]->name, why);
+            bad++;
+        }
+    }
+    if (!bad)
+        printf("  ok    generators       %d, device fill = host fill bitwise (fp64 and fp32)\n", mpb_n_generators);
+    t->passed += !bad;
+    t->failed += bad;
+}
+
 static void check_scheme(const struct mpb_runner *r, const struct mpb_scheme *s, struct tally *t)
 {
     static const struct { const char *gen; double param; } gens[] = {{"uniform", 0}, {"phi", 0.5}, {"randn", 0}};
@@ -172,7 +225,8 @@ int mpb_cmd_selftest(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             puts("usage: mpbench selftest [--backend auto|cuda|host]\n\n"
-                 "cuda: every scheme on the GPU against its host model (bitwise where the\n"
+                 "cuda: every generator's device fill against its host fill (bitwise), and\n"
+                 "every scheme on the GPU against its host model (bitwise where the\n"
                  "scheme says so, else within twice its error bound); host: every host model\n"
                  "against a long-double GEMM within its bound. Shapes 1..129 and 10:1.\n"
                  "Exit 0 all passed, 1 a failure, 77 --backend cuda without a GPU.");
@@ -205,6 +259,8 @@ int mpb_cmd_selftest(int argc, char **argv)
     printf("mpbench selftest, backend %s%s%s\n", mpb_impl_name(r.impl), r.env ? ": " : "",
            r.env ? mpb_cuda_device(r.env)->name : "");
     struct tally t = {0};
+    if (r.env)
+        check_generators(r.env, &t);
     for (int i = 0; i < mpb_n_schemes; i++)
         if (r.impl == MPB_IMPL_CUDA ? mpb_schemes[i]->cuda != NULL : mpb_schemes[i]->run_host != NULL)
             check_scheme(&r, mpb_schemes[i], &t);

@@ -56,11 +56,18 @@ static bool set_params(struct gcase *c, const char *args, enum mpb_target t, int
     mpb_param_defaults(g->params, g->n_params, c->params);
     char buf[256];
     snprintf(buf, sizeof buf, "%s", args);
-    for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    for (char *tok = buf, *next; *tok; tok = next) {
+        next = tok + strcspn(tok, " ");
+        if (*next)
+            *next++ = '\0';
         char *eq = strchr(tok, '=');
-        int i = eq ? mpb_param_find(g->params, g->n_params, (*eq = '\0', tok)) : -1;
+        int i = -1;
+        if (eq != NULL) {
+            *eq = '\0';
+            i = mpb_param_find(g->params, g->n_params, tok);
+        }
         if (i < 0 || !mpb_param_parse(&g->params[i], eq + 1, &c->params[i], why, why_len)) {
-            snprintf(why, why_len, "bad test argument '%s'", tok);
+            snprintf(why, why_len, "bad test argument '%.60s'", tok);
             return false;
         }
     }
