@@ -28,6 +28,26 @@ enum mpb_status mpb_cuda_fail_blas(struct mpb_cuda_env *env, cublasStatus_t st, 
             return mpb_cuda_fail_blas((env), mpb_st_, #call, __FILE__, __LINE__);       \
     } while (0)
 
+/* Companions for code that cannot return a status (frees, teardowns, phase
+ * marks): the failure is recorded in env and the caller carries on. */
+#define MPB_CUDA_NOTE_H
+
+#include "../../src/cuda_check.h"
+
+#define MPB_CUDA_NOTE(env, call)                                                                   \
+    do {                                                                                           \
+        cudaError_t mpb_err_ = (call);                                                             \
+        if (mpb_err_ != cudaSuccess)                                                               \
+            (void)mpb_cuda_fail_rt((env), mpb_err_, #call, __FILE__, __LINE__);                    \
+    } while (0)
+
+#define MPB_CUBLAS_NOTE(env, call)                                                                 \
+    do {                                                                                           \
+        cublasStatus_t mpb_st_ = (call);                                                           \
+        if (mpb_st_ != CUBLAS_STATUS_SUCCESS)                                                      \
+            (void)mpb_cuda_fail_blas((env), mpb_st_, #call, __FILE__, __LINE__);                   \
+    } while (0)
+
 /* After a kernel launch: the launch error (configuration) now, execution
  * errors surface at the next synchronising call. */
 #define MPB_LAUNCH_CHECK(env) MPB_CUDA_TRY((env), cudaGetLastError())

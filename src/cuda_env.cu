@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/mpb_cuda_note.h"
 #include "cuda_check.h"
 #include "registry.h"
 

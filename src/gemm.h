@@ -8,6 +8,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum mpb_target { MPB_TARGET_FP64 = 0, MPB_TARGET_FP32 = 1 };
 
 static inline size_t mpb_target_size(enum mpb_target t)
@@ -33,5 +37,9 @@ struct mpb_scheme_info {
     char settings[256];  /* settings read back from the library, "k=v k=v" (params as applied) */
     char note[256];      /* anything the user should know */
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

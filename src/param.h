@@ -6,6 +6,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define MPB_MAX_PARAMS 8
 
 enum mpb_param_kind {
@@ -50,5 +54,9 @@ void mpb_param_format_all(const struct mpb_param_spec *specs, int n,
 
 /* Shortest "%.Ng" that reads back to exactly `x`. */
 void mpb_format_double(double x, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -43,7 +43,7 @@ static const struct mpb_scheme cublas_fp64emu = {
     .help = "cuBLAS FP64 fixed-point emulation (CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, NVIDIA's ADP); "
             "slices = mantissa bits retained",
     .params = mpb_cublas_fp64emu_params, .n_params = MPB_CUBLAS_FP64EMU_N_PARAMS,
-    .cuda = &mpb_cublas_fp64emu_cuda, .bound = mpb_dgemm_bound,
+    .check = mpb_cublas_fp64emu_check, .cuda = &mpb_cublas_fp64emu_cuda, .bound = mpb_dgemm_bound,
 };
 
 static const struct mpb_scheme cublas_bf16x9 = {

@@ -7,6 +7,10 @@
 #include "param.h"
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct mpb_cuda_env;
 struct mpb_phase_clock;
 struct mpb_device_info;
@@ -52,5 +56,9 @@ extern const struct mpb_scheme *const mpb_schemes[];
 extern const int mpb_n_schemes;
 
 const struct mpb_scheme *mpb_scheme_find(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -2,6 +2,10 @@
 #ifndef MPB_STATUS_H
 #define MPB_STATUS_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum mpb_status {
     MPB_STATUS_OK = 0,        /* ran; numbers are valid */
     MPB_STATUS_INCORRECT,     /* ran, but the output failed a check */
@@ -20,5 +24,9 @@ enum mpb_exit {
     MPB_EXIT_RUNTIME = 3,
     MPB_EXIT_NOTHING_RAN = 77,
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../../src/cuda_check.h"
 #include "../common/cublas_util.h"
-#include "../common/mpb_cuda_note.h"
 
 /* One handle per case, with its own workspace. */
 struct mpb_emu_state {
@@ -159,6 +159,16 @@ static cublasEmulationStrategy_t strategy_of(double choice)
     }
 }
 
+/* The most mantissa bits a call may retain: fixed control keeps exactly
+ * max_bits, dynamic control runs native FP64 when its choice exceeds it
+ * (docs §1.5.2.1); 0 stands for cuBLAS's default. */
+static int bits_limit(bool dynamic, int max_bits)
+{
+    if (max_bits)
+        return max_bits;
+    return dynamic ? MPB_FP64EMU_DEFAULT_BITS_DYNAMIC : MPB_FP64EMU_DEFAULT_BITS_FIXED;
+}
+
 static enum mpb_status fp64emu_configure(struct mpb_cuda_env *env, const struct mpb_gemm *g,
                                          const double *params, struct mpb_emu_state *s)
 {
@@ -174,16 +184,9 @@ static enum mpb_status fp64emu_configure(struct mpb_cuda_env *env, const struct 
     MPB_CUBLAS_TRY(env, cublasSetFixedPointEmulationMaxMantissaBitCount(s->handle, max_bits));
     MPB_CUBLAS_TRY(env, cublasSetFixedPointEmulationMantissaBitOffset(
                             s->handle, (int)params[MPB_FP64EMU_BIT_OFFSET]));
-    /* Fixed control retains exactly max_bits. Dynamic control retains at
-     * most the larger of max_bits and its default: past the maximum cuBLAS
-     * runs native FP64 (docs §1.5.2.1), yet a max_bits below the default was
-     * seen not to cap it (H200, cuBLAS 13.1.0: max_bits=40 retained 60). */
-    int ws_bits = max_bits;
-    if (dynamic && ws_bits < MPB_FP64EMU_DEFAULT_BITS_DYNAMIC)
-        ws_bits = MPB_FP64EMU_DEFAULT_BITS_DYNAMIC;
-    else if (!dynamic && ws_bits == 0)
-        ws_bits = MPB_FP64EMU_DEFAULT_BITS_FIXED;
-    st = workspace_set(env, s, fixed_point_workspace_bytes(g->m, g->n, g->k, dynamic, ws_bits));
+    st = workspace_set(
+        env, s,
+        fixed_point_workspace_bytes(g->m, g->n, g->k, dynamic, bits_limit(dynamic, max_bits)));
     if (st == MPB_STATUS_OK)
         st = mpb_cuda_alloc(env, (void **)&s->bits, sizeof *s->bits);
     /* −1 until cuBLAS writes a count: a call that ran native shows as −1. */
@@ -232,14 +235,26 @@ static enum mpb_status fp64emu_report(struct mpb_cuda_env *env, void *state,
         st = mpb_cuda_download(env, &bits, s->bits, sizeof bits);
     if (st != MPB_STATUS_OK)
         return st;
+    bool dynamic = control == CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC;
     snprintf(info->settings, sizeof info->settings, "mantissa=%s max_bits=%d bit_offset=%d %s",
-             control == CUDA_EMULATION_MANTISSA_CONTROL_DYNAMIC ? "dynamic" : "fixed", max_bits,
-             offset, common);
-    info->slices = bits < 0 ? -1 : bits;
-    info->fallback = bits < 0;
+             dynamic ? "dynamic" : "fixed", max_bits, offset, common);
+    /* Native FP64 shows two ways. A call that runs native (strategy
+     * performant or default on a GPU where emulation does not pay) writes no
+     * count, leaving setup's −1. Dynamic control whose choice exceeds the
+     * maximum writes its choice and runs native (docs §1.5.2.1; on H200,
+     * cuBLAS 13.1.0, the result then equals cublasDgemm's bit for bit). */
+    int limit = bits_limit(dynamic, max_bits);
+    bool native = bits < 0 || (dynamic && bits > limit);
+    info->slices = native ? -1 : bits;
+    info->fallback = native;
     if (bits < 0)
         snprintf(info->note, sizeof info->note,
                  "cuBLAS ran native FP64 (no mantissa bit count written)");
+    else if (native)
+        snprintf(
+            info->note, sizeof info->note,
+            "cuBLAS ran native FP64: the dynamic choice, %d mantissa bits, exceeds the maximum %d",
+            bits, limit);
     else
         snprintf(info->note, sizeof info->note, "%d mantissa bits retained = %d INT8 slices", bits,
                  (bits + 1 + 7) / 8);

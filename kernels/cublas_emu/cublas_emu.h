@@ -8,8 +8,12 @@
  * What a row reports (README):
  *   cublas_fp64emu  slices   = mantissa bits cuBLAS retained in the last call
  *                              (read through cublasSetFixedPointEmulation-
- *                              MantissaBitCountPointer); -1 = it ran native
- *                   fallback = 1 when slices is -1, else 0
+ *                              MantissaBitCountPointer; INT8 slices =
+ *                              ceil((bits + 1) / 8)); -1 = it ran native
+ *                   fallback = 1 when it ran native FP64: no count written
+ *                              (performant/default strategy chose native), or
+ *                              a dynamic choice above max_bits (the note says
+ *                              which), else 0
  *                   settings = every knob read back from the handle:
  *                              strategy, mantissa, max_bits, bit_offset,
  *                              special_values, math_mode, workspace_mb

@@ -129,6 +129,7 @@ static void check_schemes(struct mpb_cuda_env *env)
     static const double emu_default[] = {MPB_FP64EMU_EAGER, MPB_FP64EMU_DYNAMIC, 0, 0};
     static const double emu_fixed55[] = {MPB_FP64EMU_EAGER, MPB_FP64EMU_FIXED, 55, 0};
     static const double emu_performant[] = {MPB_FP64EMU_PERFORMANT, MPB_FP64EMU_DYNAMIC, 0, 0};
+    static const double emu_capped[] = {MPB_FP64EMU_EAGER, MPB_FP64EMU_DYNAMIC, 8, 0};
     const struct gpu_case cases[] = {
         {"dgemm", &mpb_dgemm_cuda, MPB_TARGET_FP64, NULL, mpb_dgemm_host, mpb_dgemm_bound},
         {"sgemm", &mpb_sgemm_cuda, MPB_TARGET_FP32, NULL, mpb_sgemm_host, mpb_sgemm_bound},
@@ -140,6 +141,8 @@ static void check_schemes(struct mpb_cuda_env *env)
         {"cublas_fp64emu fixed 55", &mpb_cublas_fp64emu_cuda, MPB_TARGET_FP64, emu_fixed55,
          mpb_dgemm_host, mpb_dgemm_bound},
         {"cublas_fp64emu performant", &mpb_cublas_fp64emu_cuda, MPB_TARGET_FP64, emu_performant,
+         mpb_dgemm_host, mpb_dgemm_bound},
+        {"cublas_fp64emu dynamic max 8", &mpb_cublas_fp64emu_cuda, MPB_TARGET_FP64, emu_capped,
          mpb_dgemm_host, mpb_dgemm_bound},
         {"cublas_bf16x9", &mpb_cublas_bf16x9_cuda, MPB_TARGET_FP32, NULL, mpb_sgemm_host,
          mpb_sgemm_bound},
@@ -157,6 +160,10 @@ static void check_schemes(struct mpb_cuda_env *env)
             }
             if (cases[i].params == emu_fixed55)
                 CHECK(info.slices == 55 || info.slices == -1, "fixed 55 retained %d", info.slices);
+            /* FP64 accuracy needs more than 8 bits: dynamic control runs native. */
+            if (cases[i].params == emu_capped)
+                CHECK(info.fallback == 1 && info.slices == -1, "max 8: fallback %d slices %d",
+                      info.fallback, info.slices);
         }
 }
 
