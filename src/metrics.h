@@ -1,0 +1,33 @@
+/* Error metrics and per-case grade (../shared/specs/grading.md "Per-case
+ * metrics" and "Grades"), over the entries the reference checked. */
+#ifndef MPB_METRICS_H
+#define MPB_METRICS_H
+
+#include <stdint.h>
+#include "gemm.h"
+#include "reference.h"
+
+struct mpb_metrics {
+    int64_t entries;       /* entries compared */
+    double err_fro_rel;    /* ‖Ĉ−C‖_F / ‖C‖_F over the checked entries */
+    double err_max_rel;    /* max |Ĉ−C|_ij / |C_ij| over C_ij ≠ 0 */
+    double err_median_rel; /* median of |Ĉ−C|_ij / |C_ij| (0/0 = 0, x/0 = +Inf) */
+    double rho_a_max, rho_b_max, rho_c_max;
+    int64_t nonfinite;     /* checked entries where Ĉ is NaN/±Inf but the exact value is finite */
+    char grade[2];         /* "A", "B", "C", "F"; "" when not graded (non-finite inputs) */
+    char note[160];        /* why not graded */
+};
+
+/* The unit roundoff of the target: 2^-53 or 2^-24. */
+double mpb_unit_roundoff(enum mpb_target t);
+
+/* g->a, g->b, g->c: host arrays (C computed by the scheme). v[p] is the
+ * reference of entry e[p]. Norms are accumulated in long double (x86: 15-bit
+ * exponent) so Test 2's 2^±510 entries do not overflow. */
+void mpb_metrics_compute(const struct mpb_gemm *g, const struct mpb_ref_entry *e,
+                         const struct mpb_ref_value *v, int64_t n, struct mpb_metrics *out);
+
+/* The best grade whose bound holds: A ρ_A ≤ 10k, B ρ_B ≤ 10k, C ρ_C ≤ 10·k^log2(12), else F. */
+char mpb_grade_of(double rho_a, double rho_b, double rho_c, int64_t k, int64_t nonfinite);
+
+#endif
