@@ -19,9 +19,11 @@ struct mpb_ref_entry {
 
 struct mpb_ref_value {
     double rounded; /* C_ij correctly rounded to nearest-even in the target precision (a float value for fp32) */
-    double hi, lo;  /* the exact C_ij as hi + lo: hi = RN(C_ij), lo = RN(C_ij − hi); relative error ≤ 2^-106 */
+    double hi, lo;  /* the exact C_ij as hi + lo: hi = RN(C_ij), lo = RN(C_ij − hi) (fp64 roundings,
+                       subnormals included); error ≤ 2^-106·|C_ij|, or 2^-1075 where lo is subnormal */
     double absab;   /* (|A||B|)_ij rounded up (for ρ_A); +Inf if it overflows */
-    bool finite;    /* false when the sum is NaN or ±Inf (non-finite inputs); hi then holds it */
+    bool finite;    /* false when the sum is NaN or ±Inf (non-finite inputs) or C_ij overflows
+                       the double range; hi then holds it (NaN or ±Inf), lo = 0 */
 };
 
 /* Entries to check for a case: every entry when m·n·k ≤ full_limit, else

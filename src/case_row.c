@@ -19,8 +19,20 @@ static void set_device(struct mpb_row *row, const struct mpb_device_info *d)
                  d->cublas_version / 100 % 100, d->cublas_version % 100);
 }
 
+static void set_accuracy(struct mpb_row *row, const struct mpb_metrics *acc)
+{
+    mpb_row_set_int(row, MPB_COL_ref_entries, acc->entries);
+    mpb_row_set_double(row, MPB_COL_err_fro_rel, acc->err_fro_rel);
+    mpb_row_set_double(row, MPB_COL_err_max_rel, acc->err_max_rel);
+    mpb_row_set_double(row, MPB_COL_err_median_rel, acc->err_median_rel);
+    mpb_row_set_double(row, MPB_COL_rho_a_max, acc->rho_a_max);
+    mpb_row_set_double(row, MPB_COL_rho_b_max, acc->rho_b_max);
+    mpb_row_set_double(row, MPB_COL_rho_c_max, acc->rho_c_max);
+    mpb_row_set(row, MPB_COL_grade, acc->grade[0] ? acc->grade : NULL);
+}
+
 void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const struct mpb_case *c,
-                  const struct mpb_result *res)
+                  const struct mpb_result *res, const struct mpb_metrics *acc)
 {
     char buf[512];
     mpb_row_set_int(row, MPB_COL_schema_version, MPB_CSV_SCHEMA_VERSION);
@@ -53,7 +65,9 @@ void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const 
         mpb_row_set_int(row, MPB_COL_slices, res->info.slices);
     if (res->info.fallback >= 0)
         mpb_row_set_int(row, MPB_COL_fallback, res->info.fallback);
-    mpb_row_set(row, MPB_COL_ref, "none");
+    mpb_row_set(row, MPB_COL_ref, acc ? ctx->ref : "none");
+    if (acc)
+        set_accuracy(row, acc);
     if (res->have_output) {
         mpb_row_set_int(row, MPB_COL_nonfinite, res->nonfinite);
         mpb_row_setf(row, MPB_COL_out_hash, "%016" PRIx64, res->out_hash);

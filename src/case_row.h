@@ -3,6 +3,7 @@
 #define MPB_CASE_ROW_H
 
 #include "csv.h"
+#include "metrics.h"
 #include "plan.h"
 #include "runner.h"
 
@@ -11,9 +12,11 @@ struct mpb_row_context {
     const struct mpb_device_info *dev; /* NULL on host */
     int warmup, reps;
     const char *tags;                  /* "k=v;k=v" */
+    const char *ref;                   /* "mpfr" or "none" */
 };
 
+/* acc: the accuracy of the case, NULL when no reference was computed. */
 void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const struct mpb_case *c,
-                  const struct mpb_result *res);
+                  const struct mpb_result *res, const struct mpb_metrics *acc);
 
 #endif

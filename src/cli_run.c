@@ -38,6 +38,7 @@ void mpb_cli_run_help(void)
 "usage: mpbench run -s SCHEME [-a KEY=VALUES]... -g GEN [-a KEY=VALUES]... --size VALUES\n"
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
 "                   [--reps N] [--warmup N] [--backend auto|cuda|host]\n"
+"                   [--ref mpfr|none] [--ref-samples N] [--dump DIR]\n"
 "                   [--csv FILE|-] [--resume] [--shard I/N] [--progress auto|always|never]\n"
 "                   [--dry-run] [--tag K=V]...\n"
 "\n"
@@ -53,6 +54,13 @@ void mpb_cli_run_help(void)
 "  --seed VALUES          generator seeds, integers 0..2^53 (default 1)\n"
 "  --reps N               timed calls per case (default 10 on cuda, 1 on host)\n"
 "  --warmup N             untimed calls before them (default 3 on cuda, 0 on host)\n"
+"  --ref R                mpfr (default): exact reference by MPFR, error and grade\n"
+"                         columns filled; none: skip it (timing only)\n"
+"  --ref-samples N        above 2^24 exact products (m*n*k) check N random entries\n"
+"                         plus the generator's designated ones (default 4096);\n"
+"                         below it every entry is checked\n"
+"  --dump DIR             write each case's A, B, C and reference entries as .npy\n"
+"                         files with its case string, in DIR/<case_id>/\n"
 "  --backend B            cuda: the GPU, exit 77 without one; host: the host models\n"
 "                         (no TFLOP/s); auto (default): cuda if a GPU is usable, else\n"
 "                         host, saying so\n"
@@ -290,11 +298,13 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
 {
     static const char *const backends[] = {"auto", "cuda", "host", NULL};
     static const char *const progress[] = {"auto", "always", "never", NULL};
+    static const char *const refs[] = {"mpfr", "none", NULL};
     static const char *const dims[] = {"--size", "--m", "--n", "--k", NULL};
     memset(plan, 0, sizeof *plan);
     plan->warmup = plan->reps = -1;
     plan->csv_path = "-";
     plan->shard_count = 1;
+    plan->ref_samples = 4096;
     /* The most recent -s or -g selections, which -a applies to. */
     bool last_is_scheme = true;
     int last_first = -1, last_end = -1;
@@ -350,6 +360,14 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             if (!*val || !parse_choice("--backend", val, backends, &choice))
                 return MPB_PARSE_ERROR;
             plan->backend = (enum mpb_backend_choice)choice;
+        } else if ((val = option_value(argc, argv, &i, arg, "--ref"))) {
+            if (!*val || !parse_choice("--ref", val, refs, &choice))
+                return MPB_PARSE_ERROR;
+            plan->ref = (enum mpb_ref_choice)choice;
+        } else if ((val = option_value(argc, argv, &i, arg, "--ref-samples"))) {
+            if (!*val || !mpb_cli_int("run", "--ref-samples", val, 1, 100000000, &n))
+                return MPB_PARSE_ERROR;
+            plan->ref_samples = n;
         } else if ((val = option_value(argc, argv, &i, arg, "--progress"))) {
             if (!*val || !parse_choice("--progress", val, progress, &choice))
                 return MPB_PARSE_ERROR;
@@ -358,6 +376,10 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             if (!*val)
                 return MPB_PARSE_ERROR;
             plan->csv_path = val;
+        } else if ((val = option_value(argc, argv, &i, arg, "--dump"))) {
+            if (!*val)
+                return MPB_PARSE_ERROR;
+            plan->dump_dir = val;
         } else if ((val = option_value(argc, argv, &i, arg, "--shard"))) {
             if (!*val || !parse_shard(val, plan))
                 return MPB_PARSE_ERROR;

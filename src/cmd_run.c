@@ -1,15 +1,19 @@
 /* `mpbench run`: expand the plan, run each case, write one row per case. */
 #include "commands.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "accuracy.h"
 #include "case_row.h"
 #include "cli.h"
+#include "dump.h"
 #include "hash.h"
 #include "meta.h"
 #include "summary.h"
@@ -73,7 +77,7 @@ static void print_dry_run(const struct mpb_plan *plan, const struct mpb_case *ca
 }
 
 static void progress_line(int done, int todo, double elapsed_s, const struct mpb_case *c,
-                          const struct mpb_result *res)
+                          const struct mpb_result *res, const struct mpb_metrics *acc)
 {
     double eta = done ? elapsed_s / done * (todo - done) : 0;
     fprintf(stderr, "[%d/%d] %s %s %s %lldx%lldx%lld seed %llu: %s", done, todo, c->scheme->name,
@@ -83,6 +87,8 @@ static void progress_line(int done, int todo, double elapsed_s, const struct mpb
         fprintf(stderr, " %.4g ms", res->time_ms.median);
         if (!isnan(res->tflops))
             fprintf(stderr, " %.4g TFLOP/s", res->tflops);
+        if (acc)
+            fprintf(stderr, " err_fro %.3g grade %s", acc->err_fro_rel, acc->grade[0] ? acc->grade : "-");
     } else {
         fprintf(stderr, " (%s)", res->note);
     }
@@ -139,8 +145,24 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
             continue;
         struct mpb_result res;
         struct mpb_row row = {0};
+        struct mpb_accuracy acc = {0};
+        bool measured = false;
+        char why[512];
         mpb_run_case(runner, c, &res);
-        mpb_case_row(&row, ctx, c, &res);
+        if (res.status == MPB_STATUS_OK && plan->ref == MPB_REF_MPFR) {
+            measured = mpb_accuracy_measure(c, &res, plan->ref_samples, &acc, why, sizeof why);
+            if (!measured)
+                snprintf(res.note, sizeof res.note, "%s", why);
+            else if (acc.metrics.note[0] && !res.note[0])
+                snprintf(res.note, sizeof res.note, "%s", acc.metrics.note);
+        }
+        if (res.status == MPB_STATUS_OK && plan->dump_dir &&
+            !mpb_dump_case(plan->dump_dir, c, &res, acc.entries, acc.values, acc.n, why, sizeof why)) {
+            mpb_cli_error("run", "%s", why);
+            io_failed = true;
+        }
+        const struct mpb_metrics *metrics = measured ? &acc.metrics : NULL;
+        mpb_case_row(&row, ctx, c, &res, metrics);
         if (!mpb_csv_write(st->csv, &row)) {
             mpb_cli_error("run", "writing %s failed: %m", plan->csv_path);
             io_failed = true;
@@ -148,11 +170,13 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
         mpb_row_clear(&row);
         m->cases_run++;
         m->status_counts[res.status]++;
-        mpb_summary_add(&st->summary, c, &res);
+        mpb_summary_add(&st->summary, c, &res, metrics);
         m->interrupted = res.sticky;
         clock_gettime(CLOCK_MONOTONIC, &t);
         if (show)
-            progress_line(m->cases_run, todo, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), c, &res);
+            progress_line(m->cases_run, todo, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), c,
+                          &res, metrics);
+        mpb_accuracy_free(&acc);
         mpb_result_free(&res);
     }
     if (m->interrupted)
@@ -170,7 +194,7 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     if (!choose_backend(plan, &st->env, &exit_code))
         return exit_code;
     enum mpb_impl impl = st->env ? MPB_IMPL_CUDA : MPB_IMPL_HOST;
-    struct mpb_runner runner = {.impl = impl, .env = st->env};
+    struct mpb_runner runner = {.impl = impl, .env = st->env, .keep_data = plan->ref != MPB_REF_NONE || plan->dump_dir};
     runner.warmup = plan->warmup >= 0 ? plan->warmup : impl == MPB_IMPL_CUDA ? 3 : 0;
     runner.reps = plan->reps >= 0 ? plan->reps : impl == MPB_IMPL_CUDA ? 10 : 1;
     if (!mpb_plan_expand(plan, impl, &st->cases, &st->n_cases, why, sizeof why)) {
@@ -190,6 +214,10 @@ static int run_plan(struct run_state *st, int argc, char **argv)
             return MPB_EXIT_USAGE;
         }
     }
+    if (plan->dump_dir && mkdir(plan->dump_dir, 0777) != 0 && errno != EEXIST) {
+        mpb_cli_error("run", "--dump %s: cannot create it: %m", plan->dump_dir);
+        return MPB_EXIT_USAGE;
+    }
     st->csv = mpb_csv_open(plan->csv_path, plan->resume, why, sizeof why);
     if (!st->csv) {
         mpb_cli_error("run", "--csv %s: %s", plan->csv_path, why);
@@ -199,6 +227,7 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     join_tags(plan, tags, sizeof tags);
     struct mpb_run_meta *m = &st->meta;
     *m = (struct mpb_run_meta){.run_id = run_id, .argc = argc, .argv = argv, .plan = plan, .impl = impl,
+                               .warmup = runner.warmup, .reps = runner.reps,
                                .dev = st->env ? mpb_cuda_device(st->env) : NULL,
                                .cases_total = st->n_cases};
     mpb_utc_now(m->started_utc, sizeof m->started_utc);
@@ -207,7 +236,8 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         return MPB_EXIT_RUNTIME;
     }
     struct mpb_row_context ctx = {.run_id = run_id, .dev = m->dev, .warmup = runner.warmup,
-                                  .reps = runner.reps, .tags = tags};
+                                  .reps = runner.reps, .tags = tags,
+                                  .ref = plan->ref == MPB_REF_MPFR ? "mpfr" : "none"};
     exit_code = sweep(st, &runner, &ctx);
     mpb_utc_now(m->finished_utc, sizeof m->finished_utc);
     if (to_file && !mpb_meta_write(st->meta_path, st->previous_meta, m)) {

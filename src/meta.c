@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "accuracy.h"
 #include "csv.h"
 #include "version.h"
 
@@ -168,8 +169,11 @@ static void write_run(FILE *f, const struct mpb_run_meta *m)
             fputs(", ", f);
         mpb_json_string(f, m->argv[i]);
     }
-    fprintf(f, "],\n  \"backend\": \"%s\", \"warmup\": %d, \"reps\": %d, \"shard\": \"%d/%d\", \"tags\": {",
-            mpb_impl_name(m->impl), m->plan->warmup, m->plan->reps, m->plan->shard_index, m->plan->shard_count);
+    fprintf(f, "],\n  \"backend\": \"%s\", \"warmup\": %d, \"reps\": %d, \"ref\": \"%s\", \"ref_samples\": %lld, "
+               "\"ref_full_below_products\": %lld, \"shard\": \"%d/%d\", \"tags\": {",
+            mpb_impl_name(m->impl), m->warmup, m->reps, m->plan->ref == MPB_REF_MPFR ? "mpfr" : "none",
+            (long long)m->plan->ref_samples, (long long)MPB_REF_FULL_LIMIT, m->plan->shard_index,
+            m->plan->shard_count);
     for (int i = 0; i < m->plan->n_tags; i++) {
         const char *t = m->plan->tags[i], *eq = strchr(t, '=');
         char key[128];

@@ -14,6 +14,7 @@ struct mpb_run_meta {
     char **argv;
     const struct mpb_plan *plan;
     enum mpb_impl impl;
+    int warmup, reps;                  /* as used (the backend's defaults resolved) */
     const struct mpb_device_info *dev; /* NULL on host */
     char started_utc[32], finished_utc[32];
     int cases_total, cases_this_shard, cases_resumed, cases_run;

@@ -10,6 +10,7 @@
 enum mpb_backend_choice { MPB_BACKEND_AUTO, MPB_BACKEND_CUDA, MPB_BACKEND_HOST };
 enum mpb_impl { MPB_IMPL_CUDA, MPB_IMPL_HOST };
 enum mpb_progress { MPB_PROGRESS_AUTO, MPB_PROGRESS_ALWAYS, MPB_PROGRESS_NEVER };
+enum mpb_ref_choice { MPB_REF_MPFR, MPB_REF_NONE };
 
 const char *mpb_impl_name(enum mpb_impl impl);
 
@@ -36,7 +37,10 @@ struct mpb_plan {
     struct mpb_int_list sizes, ms, ns, ks, seeds;
     int warmup, reps;        /* -1: the backend's default */
     enum mpb_backend_choice backend;
+    enum mpb_ref_choice ref;
+    int64_t ref_samples;     /* random entries checked above the full-check size */
     const char *csv_path;    /* "-" = stdout */
+    const char *dump_dir;    /* --dump: NULL = none */
     bool resume;
     int shard_index, shard_count;
     enum mpb_progress progress;

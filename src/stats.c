@@ -9,12 +9,12 @@ static int compare_doubles(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-double mpb_median(double *x, int n)
+double mpb_median(double *x, int64_t n)
 {
     if (n <= 0)
         return NAN;
     qsort(x, (size_t)n, sizeof *x, compare_doubles);
-    return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+    return n % 2 ? x[n / 2] : 0.5 * x[n / 2 - 1] + 0.5 * x[n / 2];
 }
 
 struct mpb_timing_stats mpb_timing_stats(double *x, int n)

@@ -2,6 +2,8 @@
 #ifndef MPB_STATS_H
 #define MPB_STATS_H
 
+#include <stdint.h>
+
 struct mpb_timing_stats {
     double median, min, max;
     /* Robust noise: 100 · 1.4826 · MAD / median, the normal-consistent
@@ -11,6 +13,7 @@ struct mpb_timing_stats {
 
 /* Sorts `x` in place. */
 struct mpb_timing_stats mpb_timing_stats(double *x, int n);
-double mpb_median(double *x, int n);
+/* Sorts x; NaN-free input. Halves before adding so huge values cannot overflow. */
+double mpb_median(double *x, int64_t n);
 
 #endif

@@ -4,10 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SUMMARY_COLS 9
+#define SUMMARY_COLS 11
 
 static const char *const headers[SUMMARY_COLS] = {"scheme", "params", "gen", "gen_params", "m x n x k",
-                                                  "ms", "TFLOP/s", "noise%", "status"};
+                                                  "ms", "TFLOP/s", "noise%", "err_fro", "grade",
+                                                  "status"};
 
 static void cell_double(char *buf, size_t len, double x, const char *fmt)
 {
@@ -17,17 +18,20 @@ static void cell_double(char *buf, size_t len, double x, const char *fmt)
         snprintf(buf, len, fmt, x);
 }
 
-void mpb_summary_add(struct mpb_summary *s, const struct mpb_case *c, const struct mpb_result *res)
+void mpb_summary_add(struct mpb_summary *s, const struct mpb_case *c, const struct mpb_result *res,
+                     const struct mpb_metrics *acc)
 {
-    char params[256], gparams[256], ms[32], tf[32], noise[32], line[1024];
+    char params[256], gparams[256], ms[32], tf[32], noise[32], err[32], line[1024];
     mpb_case_params(c, params, sizeof params);
     mpb_case_gen_params(c, gparams, sizeof gparams);
     cell_double(ms, sizeof ms, res->time_ms.median, "%.4g");
     cell_double(tf, sizeof tf, res->tflops, "%.1f");
     cell_double(noise, sizeof noise, res->time_ms.noise_pct, "%.1f");
-    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%lldx%lldx%lld\t%s\t%s\t%s\t%s", c->scheme->name,
+    cell_double(err, sizeof err, acc ? acc->err_fro_rel : NAN, "%.2e");
+    snprintf(line, sizeof line, "%s\t%s\t%s\t%s\t%lldx%lldx%lld\t%s\t%s\t%s\t%s\t%s\t%s", c->scheme->name,
              params[0] ? params : "-", c->gen->name, gparams[0] ? gparams : "-", (long long)c->m,
-             (long long)c->n, (long long)c->k, ms, tf, noise, mpb_status_name(res->status));
+             (long long)c->n, (long long)c->k, ms, tf, noise, err, acc && acc->grade[0] ? acc->grade : "-",
+             mpb_status_name(res->status));
     char **grown = realloc(s->lines, sizeof *grown * (size_t)(s->n + 1));
     if (!grown)
         return;
@@ -64,7 +68,7 @@ struct print_arg {
 static void print_cell(int col, const char *cell, int len, void *arg)
 {
     struct print_arg *p = arg;
-    bool numeric = col >= 5 && col <= 7;
+    bool numeric = col >= 5 && col <= 8;
     fprintf(p->f, numeric ? "%*.*s" : "%-*.*s", p->width[col], len, cell);
     fputs(col + 1 < SUMMARY_COLS ? "  " : "\n", p->f);
 }

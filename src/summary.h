@@ -3,6 +3,7 @@
 #define MPB_SUMMARY_H
 
 #include <stdio.h>
+#include "metrics.h"
 #include "plan.h"
 #include "runner.h"
 
@@ -11,7 +12,8 @@ struct mpb_summary {
     int n;
 };
 
-void mpb_summary_add(struct mpb_summary *s, const struct mpb_case *c, const struct mpb_result *res);
+void mpb_summary_add(struct mpb_summary *s, const struct mpb_case *c, const struct mpb_result *res,
+                     const struct mpb_metrics *acc);
 void mpb_summary_print(const struct mpb_summary *s, FILE *f);
 void mpb_summary_free(struct mpb_summary *s);
 

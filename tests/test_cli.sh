@@ -73,5 +73,37 @@ expect 2 "header is not this mpbench's" -- run -s dgemm -g uniform --size 8 --ba
 # A case the generator cannot make becomes a row, and the sweep goes on.
 expect 0 "not_supported" -- run -s dgemm -g test2 -a b=500 --size 4096,8 --m 2 --n 2 --backend host --csv "$TMP/ns.csv"
 
+# The exact reference fills the error and grade columns; --ref none leaves them empty.
+expect 0 " A " -- run -s dgemm -g phi --size 33 --backend host --csv "$TMP/ref.csv"
+grep -q ',mpfr,1089,' "$TMP/ref.csv" || { echo "FAIL: --ref mpfr did not check all 33x33 entries"; fails=$((fails + 1)); }
+expect 0 "TFLOP/s" -- run -s dgemm -g phi --size 33 --backend host --ref none --csv "$TMP/noref.csv"
+grep -q ',none,,' "$TMP/noref.csv" || { echo "FAIL: --ref none filled reference columns"; fails=$((fails + 1)); }
+expect 2 "--ref 'exact'" -- run -s dgemm -g phi --size 8 --ref exact
+
+# --dump writes .npy files numpy can load, and the case string that reruns the case.
+expect 0 "ok" -- run -s sgemm -g phi --m 5 --n 3 --k 4 --backend host --dump "$TMP/dump" --csv "$TMP/d.csv"
+d=$(ls -d "$TMP"/dump/*/ | head -n 1)
+for f in case.txt A.npy B.npy C.npy ref_i.npy ref_hi.npy; do
+    [ -s "$d/$f" ] || { echo "FAIL: --dump did not write $f"; fails=$((fails + 1)); }
+done
+if /usr/bin/python3 -c "import numpy" 2>/dev/null; then
+    /usr/bin/python3 - "$d" <<'PY' || { echo "FAIL: numpy cannot load the dump"; fails=$((fails + 1)); }
+import sys, numpy as np
+d = sys.argv[1]
+a, b, c = (np.load(d + n + ".npy") for n in "ABC")
+assert a.shape == (5, 4) and b.shape == (4, 3) and c.shape == (5, 3) and a.dtype == np.float32, (a.shape, a.dtype)
+i, j, hi = np.load(d + "ref_i.npy"), np.load(d + "ref_j.npy"), np.load(d + "ref_hi.npy")
+from fractions import Fraction   # exact sums; float(Fraction) rounds correctly
+for p in range(len(i)):
+    exact = sum(Fraction(float(a[i[p], l])) * Fraction(float(b[l, j[p]])) for l in range(4))
+    assert float(exact) == hi[p], (p, float(exact), hi[p])
+PY
+fi
+rerun=$(sed 's/^mpbench //' "$d/case.txt")
+# shellcheck disable=SC2086
+"$MPB" $rerun --csv "$TMP/rerun.csv" >/dev/null 2>&1 || { echo "FAIL: case.txt does not rerun"; fails=$((fails + 1)); }
+h1=$(cut -d, -f37 "$TMP/d.csv" | tail -n 1); h2=$(cut -d, -f37 "$TMP/rerun.csv" | tail -n 1)
+[ -n "$h1" ] && [ "$h1" = "$h2" ] || { echo "FAIL: rerun out_hash $h2 differs from $h1"; fails=$((fails + 1)); }
+
 echo "$fails failed"
 [ "$fails" = 0 ]
