@@ -16,6 +16,7 @@ static void usage(FILE *f)
           "  list       list schemes and generators with their parameters\n"
           "  selftest   check the GPU against the host models, and the host models\n"
           "             against their error bounds\n"
+          "  gate       compare a candidate results CSV with a baseline (mpbench gate --help)\n"
           "  version    print the version and commit\n"
           "\n"
           "Exit codes: 0 ok, 1 incorrect result, 2 usage error, 3 runtime error,\n"
@@ -35,6 +36,8 @@ int main(int argc, char **argv)
         return mpb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "selftest"))
         return mpb_cmd_selftest(argc - 1, argv + 1);
+    if (!strcmp(cmd, "gate"))
+        return mpb_cmd_gate(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("mpbench %s (%s)\n", MPB_VERSION, mpb_git_sha);
         return MPB_EXIT_OK;

@@ -1,0 +1,155 @@
+#!/bin/sh
+# mpbench gate (README "Gating a driver upgrade"): every verdict, every exit
+# code, the markdown report and --json. baseline.csv and candidate.csv are
+# compact fixtures (a subset of the columns, by name, one case_id per
+# verdict); gate_expand writes them with mpbench's real header.
+# Usage: test_gate.sh path/to/mpbench path/to/gate_expand FIXTURE_DIR
+set -u
+MPB=$1
+EXPAND=$2
+DIR=$3
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+fail() {
+    echo "FAIL: $*"
+    fails=$((fails + 1))
+}
+
+# expect CODE NEEDLE -- ARGS...: exit code CODE and NEEDLE in stdout+stderr.
+expect() {
+    code=$1; needle=$2; shift 3
+    "$MPB" "$@" >"$TMP/out" 2>&1
+    got=$?
+    if [ "$got" != "$code" ]; then
+        fail "mpbench $*: exit $got, expected $code"; sed 's/^/    /' "$TMP/out"
+    elif ! grep -qF -- "$needle" "$TMP/out"; then
+        fail "mpbench $*: output lacks '$needle'"; sed 's/^/    /' "$TMP/out"
+    fi
+}
+
+"$EXPAND" "$DIR/baseline.csv" "$TMP/b.csv" && "$EXPAND" "$DIR/candidate.csv" "$TMP/c.csv" ||
+    { echo "FAIL: cannot expand the fixtures"; exit 1; }
+head -n 1 "$TMP/b.csv" | grep -q '^schema_version,run_id,case_id,' || fail "expanded header is not mpbench's"
+
+# pick ID: a baseline/candidate pair holding only that case ($TMP/pb.csv, $TMP/pc.csv).
+pick() {
+    for side in baseline candidate; do
+        { head -n 1 "$DIR/$side.csv"; grep "^$1," "$DIR/$side.csv"; } >"$TMP/pick.csv"
+        "$EXPAND" "$TMP/pick.csv" "$TMP/p$(echo $side | cut -c1).csv" || fail "cannot expand $1"
+    done
+}
+
+# The whole pair: one run, then each case's verdicts in the JSON and the table.
+expect 1 "gate: FAIL" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --json "$TMP/g.json"
+cp "$TMP/out" "$TMP/report"
+# id accuracy perf exit-code-alone what
+while read -r id acc perf code what; do
+    line=$(grep -F "\"case_id\": \"$id\"" "$TMP/g.json")
+    case $line in
+    *"\"accuracy\": \"$acc\", \"perf\": \"$perf\""*) ;;
+    *) fail "$id ($what): expected $acc/$perf in the JSON, got: $line" ;;
+    esac
+    if [ "$acc" = SAME ] && { [ "$perf" = SAME ] || [ "$perf" = - ]; }; then
+        ! grep -qF "| $id |" "$TMP/report" || fail "$id ($what): SAME, yet in the table"
+    else
+        grep -F "| $id |" "$TMP/report" | grep -qF "| $acc | $perf |" ||
+            fail "$id ($what): no table row with | $acc | $perf |"
+    fi
+    pick "$id"
+    expect "$code" "gate: " -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pc.csv"
+done <<EOF
+0000000000000001 SAME SAME 0 same-bits
+0000000000000002 CHANGED SAME 0 errors-within-2x
+0000000000000003 CHANGED SAME 0 error-floor
+0000000000000004 WORSE SAME 1 error-grew-3x
+0000000000000005 WORSE SAME 1 grade-A-to-B
+0000000000000006 WORSE - 1 status-ok-to-error
+0000000000000007 SAME FAST 0 faster
+0000000000000008 SAME SLOW 1 slower
+0000000000000009 SAME SAME 0 slower-within-noise
+0000000000000010 SAME AMBIGUOUS 0 two-reps
+0000000000000011 MISSING - 1 only-in-baseline
+0000000000000012 NEW - 0 only-in-candidate
+0000000000000013 INCOMPARABLE - 1 other-gpu
+0000000000000014 INCOMPARABLE - 1 other-scheme-version
+0000000000000015 INCOMPARABLE - 1 other-impl
+0000000000000016 SAME - 0 host-no-perf
+0000000000000017 SAME SAME 0 last-row-wins
+0000000000000018 CHANGED SAME 0 no-errors-by-hash
+0000000000000019 WORSE SAME 1 errors-lost
+0000000000000020 CHANGED SAME 0 quotes-and-pipe
+0000000000000021 SAME - 0 both-not-supported
+0000000000000022 CHANGED - 0 not-supported-to-ok
+0000000000000023 CHANGED SAME 0 one-side-graded
+EOF
+
+grep -qxF "accuracy: 8 SAME, 6 CHANGED, 4 WORSE, 1 MISSING, 1 NEW, 3 INCOMPARABLE" "$TMP/report" ||
+    fail "accuracy counts"
+grep -qxF "performance: 11 SAME, 1 FAST, 1 SLOW, 1 AMBIGUOUS, 9 without a verdict (-)" "$TMP/report" ||
+    fail "performance counts"
+grep -qxF "| driver_version | 570.86.15 | 580.159.04 |" "$TMP/report" || fail "driver versions"
+grep -qxF "| cublas_version | 12.8.4 | 13.1.0 |" "$TMP/report" || fail "cuBLAS versions"
+grep -qxF "| git_sha | abc123def456 | mixed |" "$TMP/report" || fail "a mixed git_sha"
+grep -qxF "| cases | 22 | 22 |" "$TMP/report" || fail "case counts (one row per case_id)"
+grep -qF '| strategy=eager note="a\|b" |' "$TMP/report" || fail "a '|' in a cell is not escaped"
+for why in '| grade A→B |' '| status ok→error |' '| err_max_rel 1e-16→3e-16 |' \
+    '| gpu_name NVIDIA H200→NVIDIA H100 80GB HBM3 |' '| 6 error column(s) empty in the candidate only |'; do
+    grep -qF -- "$why" "$TMP/report" || fail "no reason $why in the table"
+done
+
+# --json: valid JSON, every joined row once, both sides' versions.
+rows=$(grep -c '"case_id"' "$TMP/g.json")
+[ "$rows" = 23 ] || fail "--json holds $rows rows, expected 23"
+grep -qF '"git_sha": "mixed"' "$TMP/g.json" || fail "--json lacks the candidate's versions"
+grep -qF '"failed": true' "$TMP/g.json" || fail "--json does not say the gate failed"
+if [ -x /usr/bin/python3 ]; then
+    /usr/bin/python3 -m json.tool "$TMP/g.json" >/dev/null || fail "--json is not valid JSON"
+else
+    echo "note: /usr/bin/python3 absent, JSON syntax not checked"
+fi
+
+# Exit codes: 1 -> 0 with --report-only; 0 on a file against itself.
+expect 0 "gate: FAIL (WORSE, SLOW, MISSING or INCOMPARABLE), reported only" -- \
+    gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --report-only
+expect 0 "Every case is SAME." -- gate --baseline "$TMP/b.csv" --candidate "$TMP/b.csv"
+pick 0000000000000008
+expect 0 "gate: PASS" -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pc.csv" --perf-tol 20
+pick 0000000000000004
+expect 0 "| CHANGED |" -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pc.csv" --err-tol=4
+
+# 2: bad arguments, naming the option and the value.
+expect 0 "--err-tol FACTOR" -- gate --help
+expect 2 "missing --baseline" -- gate --candidate "$TMP/c.csv"
+expect 2 "missing --candidate" -- gate --baseline "$TMP/b.csv"
+expect 2 "--perf-tol 'abc'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --perf-tol abc
+expect 2 "--perf-tol '-1'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --perf-tol=-1
+expect 2 "--err-tol '0.5'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --err-tol 0.5
+expect 2 "--err-tol needs a value" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --err-tol
+expect 2 "unknown option '--bogus'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --bogus
+expect 2 "unexpected argument 'extra.csv'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" extra.csv
+expect 2 "--json '/nonexistent-dir/g.json'" -- \
+    gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --json /nonexistent-dir/g.json
+
+expect 2 "--json '$TMP/b.csv': that is an input file" -- \
+    gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --json "$TMP/b.csv"
+[ "$(wc -l <"$TMP/b.csv")" = 24 ] || fail "--json naming the baseline touched it"
+
+# 3: a file that cannot be read, or is not an mpbench CSV; no --json left behind.
+expect 3 "$TMP/none.csv: cannot read" -- gate --baseline "$TMP/none.csv" --candidate "$TMP/c.csv"
+printf 'a,b\n1,2\n' >"$TMP/foreign.csv"
+expect 3 "$TMP/foreign.csv: its header is not mpbench's" -- \
+    gate --baseline "$TMP/b.csv" --candidate "$TMP/foreign.csv" --json "$TMP/bad.json"
+[ ! -e "$TMP/bad.json" ] || fail "--json file left behind after exit 3"
+sed '1s/,out_hash,/,hash,/' "$TMP/b.csv" >"$TMP/nohash.csv"
+expect 3 "no column 'out_hash'" -- gate --baseline "$TMP/nohash.csv" --candidate "$TMP/c.csv"
+: >"$TMP/empty.csv"
+expect 3 "$TMP/empty.csv: empty" -- gate --baseline "$TMP/empty.csv" --candidate "$TMP/c.csv"
+{ cat "$TMP/c.csv"; tail -n 1 "$TMP/c.csv" | head -c 60; } >"$TMP/cut.csv"
+expect 3 "$TMP/cut.csv:25:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
+sed '2s/^1,/2,/' "$TMP/c.csv" >"$TMP/schema2.csv"
+expect 3 "schema_version '2'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema2.csv"
+
+[ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
+echo "test_gate: all checks passed"
