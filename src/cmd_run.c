@@ -191,9 +191,12 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     struct mpb_plan *plan = &st->plan;
     char why[512], run_id[48], tags[1024];
     int exit_code = MPB_EXIT_OK;
-    if (!choose_backend(plan, &st->env, &exit_code))
+    /* A dry run with the backend named needs no device: it runs nothing. */
+    bool named_dry_run = plan->dry_run && plan->backend != MPB_BACKEND_AUTO;
+    if (!named_dry_run && !choose_backend(plan, &st->env, &exit_code))
         return exit_code;
-    enum mpb_impl impl = st->env ? MPB_IMPL_CUDA : MPB_IMPL_HOST;
+    enum mpb_impl impl = st->env || (named_dry_run && plan->backend == MPB_BACKEND_CUDA) ? MPB_IMPL_CUDA
+                                                                                         : MPB_IMPL_HOST;
     struct mpb_runner runner = {.impl = impl, .env = st->env, .keep_data = plan->ref != MPB_REF_NONE || plan->dump_dir};
     runner.warmup = plan->warmup >= 0 ? plan->warmup : impl == MPB_IMPL_CUDA ? 3 : 0;
     runner.reps = plan->reps >= 0 ? plan->reps : impl == MPB_IMPL_CUDA ? 10 : 1;

@@ -41,6 +41,7 @@ expect 2 "--resume needs --csv FILE" -- run -s dgemm -g uniform --size 8 --resum
 expect 2 "no shape" -- run -s dgemm -g uniform
 expect 2 "/nonexistent-dir/x.csv" -- run -s dgemm -g uniform --size 8 --backend host --csv /nonexistent-dir/x.csv
 expect 0 "6 cases" -- run -s dgemm,sgemm -g uniform --size 4,8,16 --dry-run --backend host
+expect 0 "--seed 1 --backend cuda" -- run -s dgemm -g uniform --size 8 --dry-run --backend cuda
 expect 0 "2 cases in shard 1/3 (6 in all)" -- run -s dgemm,sgemm -g uniform --size 4,8,16 --dry-run --backend host --shard 1/3
 
 if ! nvidia-smi -L >/dev/null 2>&1; then
