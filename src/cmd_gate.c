@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "gate.h"
+#include "meta.h"
 #include "status.h"
 
 struct gate_opts {
@@ -244,23 +245,13 @@ static void print_counts(const struct mpb_gate_result *res, bool report_only)
         printf("gate: FAIL (WORSE, SLOW, MISSING or INCOMPARABLE)%s\n", report_only ? ", reported only" : "");
 }
 
+/* A JSON string, or null for an empty cell. */
 static void json_str(FILE *f, const char *s)
 {
-    if (!s || !*s) {
+    if (!s || !*s)
         fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
+    else
+        mpb_json_string(f, s);
 }
 
 /* JSON has no NaN or Inf: those are null (the why says which). */
