@@ -15,6 +15,11 @@ void mpb_cli_run_help(void);
 /* "mpbench <cmd>: message" on stderr. */
 void mpb_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* "--opt VALUE" or "--opt=VALUE" at argv[*i]: NULL when it is not option
+ * `name`; "" (after saying so) when the value is missing; else the value,
+ * with *i advanced past it. */
+const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name);
+
 /* Option value helpers: name the option in their error messages. */
 bool mpb_cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
 

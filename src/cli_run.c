@@ -239,12 +239,10 @@ static bool parse_shard(const char *text, struct mpb_plan *plan)
     return true;
 }
 
-/* Options taking a value accept "--opt VALUE" and "--opt=VALUE". NULL when
- * `arg` is not `name`; "" (after saying so) when the value is missing. */
-static const char *option_value(int argc, char **argv, int *i, const char *arg, const char *name)
+const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name)
 {
     size_t len = strlen(name);
-    const char *val;
+    const char *arg = argv[*i], *val;
     if (strncmp(arg, name, len) == 0 && arg[len] == '=')
         val = arg + len + 1;
     else if (strcmp(arg, name) != 0)
@@ -252,7 +250,7 @@ static const char *option_value(int argc, char **argv, int *i, const char *arg, 
     else
         val = *i + 1 < argc ? argv[++*i] : "";
     if (!*val)
-        mpb_cli_error("run", "%s needs a value", name);
+        mpb_cli_error(cmd, "%s needs a value", name);
     return val;
 }
 
@@ -312,7 +310,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
         const char *arg = argv[i], *val;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
             return MPB_PARSE_HELP;
-        if ((val = option_value(argc, argv, &i, arg, "-s")) || (val = option_value(argc, argv, &i, arg, "-g"))) {
+        if ((val = mpb_cli_value("run", argc, argv, &i, "-s")) || (val = mpb_cli_value("run", argc, argv, &i, "-g"))) {
             bool scheme = arg[1] == 's';
             if (!*val || !add_selections(scheme ? "-s" : "-g", val, plan, scheme, &last_first))
                 return MPB_PARSE_ERROR;
@@ -320,7 +318,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             last_end = scheme ? plan->n_schemes : plan->n_gens;
             continue;
         }
-        if ((val = option_value(argc, argv, &i, arg, "-a"))) {
+        if ((val = mpb_cli_value("run", argc, argv, &i, "-a"))) {
             if (!*val)
                 return MPB_PARSE_ERROR;
             if (last_first < 0) {
@@ -335,7 +333,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
         }
         bool matched = false;
         for (int d = 0; dims[d] && !matched; d++) {
-            if ((val = option_value(argc, argv, &i, arg, dims[d]))) {
+            if ((val = mpb_cli_value("run", argc, argv, &i, dims[d]))) {
                 matched = true;
                 if (!*val || !parse_int_list(dims[d], val, 1, INT64_C(1) << 31, dim_option(plan, dims[d])))
                     return MPB_PARSE_ERROR;
@@ -345,45 +343,45 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             continue;
         long n;
         int choice;
-        if ((val = option_value(argc, argv, &i, arg, "--seed"))) {
+        if ((val = mpb_cli_value("run", argc, argv, &i, "--seed"))) {
             if (!*val || !parse_int_list("--seed", val, 0, INT64_C(1) << 53, &plan->seeds))
                 return MPB_PARSE_ERROR;
-        } else if ((val = option_value(argc, argv, &i, arg, "--reps"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--reps"))) {
             if (!*val || !mpb_cli_int("run", "--reps", val, 1, 100000, &n))
                 return MPB_PARSE_ERROR;
             plan->reps = (int)n;
-        } else if ((val = option_value(argc, argv, &i, arg, "--warmup"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--warmup"))) {
             if (!*val || !mpb_cli_int("run", "--warmup", val, 0, 100000, &n))
                 return MPB_PARSE_ERROR;
             plan->warmup = (int)n;
-        } else if ((val = option_value(argc, argv, &i, arg, "--backend"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--backend"))) {
             if (!*val || !parse_choice("--backend", val, backends, &choice))
                 return MPB_PARSE_ERROR;
             plan->backend = (enum mpb_backend_choice)choice;
-        } else if ((val = option_value(argc, argv, &i, arg, "--ref"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--ref"))) {
             if (!*val || !parse_choice("--ref", val, refs, &choice))
                 return MPB_PARSE_ERROR;
             plan->ref = (enum mpb_ref_choice)choice;
-        } else if ((val = option_value(argc, argv, &i, arg, "--ref-samples"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--ref-samples"))) {
             if (!*val || !mpb_cli_int("run", "--ref-samples", val, 1, 100000000, &n))
                 return MPB_PARSE_ERROR;
             plan->ref_samples = n;
-        } else if ((val = option_value(argc, argv, &i, arg, "--progress"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--progress"))) {
             if (!*val || !parse_choice("--progress", val, progress, &choice))
                 return MPB_PARSE_ERROR;
             plan->progress = (enum mpb_progress)choice;
-        } else if ((val = option_value(argc, argv, &i, arg, "--csv"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--csv"))) {
             if (!*val)
                 return MPB_PARSE_ERROR;
             plan->csv_path = val;
-        } else if ((val = option_value(argc, argv, &i, arg, "--dump"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--dump"))) {
             if (!*val)
                 return MPB_PARSE_ERROR;
             plan->dump_dir = val;
-        } else if ((val = option_value(argc, argv, &i, arg, "--shard"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--shard"))) {
             if (!*val || !parse_shard(val, plan))
                 return MPB_PARSE_ERROR;
-        } else if ((val = option_value(argc, argv, &i, arg, "--tag"))) {
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--tag"))) {
             if (!*val || !strchr(val, '=') || *val == '=' || strpbrk(val, ",\"\n")) {
                 mpb_cli_error("run", "--tag '%s': expected K=V (no commas, quotes or newlines)", val);
                 return MPB_PARSE_ERROR;

@@ -65,23 +65,6 @@ static void gate_help(void)
 "3 a file that cannot be read or is not an mpbench CSV.");
 }
 
-/* "--opt VALUE" or "--opt=VALUE": NULL when `arg` is not `name`, "" (after
- * saying so) when the value is missing. */
-static const char *value_of(int argc, char **argv, int *i, const char *name)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i], *val;
-    if (!strncmp(arg, name, len) && arg[len] == '=')
-        val = arg + len + 1;
-    else if (strcmp(arg, name))
-        return NULL;
-    else
-        val = *i + 1 < argc ? argv[++*i] : "";
-    if (!*val)
-        mpb_cli_error("gate", "%s needs a value", name);
-    return val;
-}
-
 static bool parse_real(const char *opt, const char *text, double lo, const char *what, double *out)
 {
     char *end;
@@ -107,15 +90,15 @@ static bool unknown_argument(const char *arg)
 static bool take_option(int argc, char **argv, int *i, struct gate_opts *o)
 {
     const char *arg = argv[*i], *v;
-    if ((v = value_of(argc, argv, i, "--baseline")))
+    if ((v = mpb_cli_value("gate", argc, argv, i, "--baseline")))
         o->baseline = v;
-    else if ((v = value_of(argc, argv, i, "--candidate")))
+    else if ((v = mpb_cli_value("gate", argc, argv, i, "--candidate")))
         o->candidate = v;
-    else if ((v = value_of(argc, argv, i, "--json")))
+    else if ((v = mpb_cli_value("gate", argc, argv, i, "--json")))
         o->json = v;
-    else if ((v = value_of(argc, argv, i, "--perf-tol")))
+    else if ((v = mpb_cli_value("gate", argc, argv, i, "--perf-tol")))
         return *v && parse_real("--perf-tol", v, 0, "a percentage >= 0", &o->tol.perf_pct);
-    else if ((v = value_of(argc, argv, i, "--err-tol")))
+    else if ((v = mpb_cli_value("gate", argc, argv, i, "--err-tol")))
         return *v && parse_real("--err-tol", v, 1, "a factor >= 1", &o->tol.err_factor);
     else if (!strcmp(arg, "--report-only"))
         o->report_only = true;
