@@ -6,8 +6,9 @@ Usage: /usr/bin/python3 scripts/plot.py CSV [CSV...] --out DIR
 
 Only rows with status ok are drawn; an empty cell is a missing value. Each scheme
 configuration (scheme, params) keeps one colour, marker and line style in every
-figure; the native cuBLAS GEMM of the target is the black dashed reference. A
-figure whose data are absent is skipped with one line on stderr. Exit status: 0
+figure and in every call (its style is a function of its name); the native cuBLAS
+GEMM of the target is the black dashed reference. A figure whose data are absent
+is skipped with one line on stderr. Exit status: 0
 when it ran, 2 on bad arguments, 3 on an unreadable or non-mpbench CSV.
 """
 
@@ -18,6 +19,7 @@ import os
 import re
 import statistics
 import sys
+import zlib
 
 import matplotlib
 
@@ -140,18 +142,30 @@ def group(rows, key):
 
 # ---------------------------------------------------------------- styling
 
-def make_styles(rows):
-    """Style of each configuration, by its place in the sorted set of the input.
+def style_slot(index):
+    """The index-th of the len(COLOURS)·len(MARKERS)·len(LINESTYLES) styles."""
+    colour = index % len(COLOURS)
+    marker = (index // len(COLOURS)) % len(MARKERS)
+    line = (index // (len(COLOURS) * len(MARKERS))) % len(LINESTYLES)
+    return {'color': COLOURS[colour], 'marker': MARKERS[marker], 'linestyle': LINESTYLES[line]}
 
-    Sorting makes the assignment independent of row order; the three cycles of
-    different lengths keep configurations distinguishable well beyond ten.
+
+def make_styles(rows):
+    """Style of each configuration: a function of its name, so that it is the same
+    in every call, whatever else the input holds.
+
+    The name's CRC-32 picks one of the 280 styles; when two configurations of one
+    input land on the same style, the later one in sorted order takes the next free
+    style (only then can a style differ between calls).
     """
-    configs = sorted({config(r) for r in rows if not is_native(r)})
-    styles = {}
-    for i, cfg in enumerate(configs):
-        styles[cfg] = {'color': COLOURS[i % len(COLOURS)],
-                       'marker': MARKERS[i % len(MARKERS)],
-                       'linestyle': LINESTYLES[(i // len(COLOURS)) % len(LINESTYLES)]}
+    n_slots = len(COLOURS) * len(MARKERS) * len(LINESTYLES)
+    styles, taken = {}, set()
+    for cfg in sorted({config(r) for r in rows if not is_native(r)}):
+        slot = zlib.crc32(label(cfg).encode('utf-8')) % n_slots
+        while slot in taken and len(taken) < n_slots:
+            slot = (slot + 1) % n_slots
+        taken.add(slot)
+        styles[cfg] = style_slot(slot)
     for scheme in NATIVE.values():
         styles[(scheme, '')] = NATIVE_STYLE
     return styles

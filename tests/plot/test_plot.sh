@@ -82,5 +82,19 @@ st=$?
 st=$?
 [ $st -eq 2 ] || fail "--formats svg exit status $st, want 2"
 
+# A configuration's style does not depend on what else the input holds.
+"$py" - "$plot" <<'PY' || fail "styles differ between calls with different inputs"
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location('plot', sys.argv[1])
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+def rows(*cfgs):
+    return [{'scheme': s, 'params': p, 'target': 'fp64'} for s, p in cfgs]
+a = plot.make_styles(rows(('adp', 'decision=auto'), ('ozaki2_int8', 'moduli=14')))
+b = plot.make_styles(rows(('cublas_fp64emu', 'mantissa=fixed'), ('ozaki2_int8', 'moduli=14'), ('ozaki1_int8', 'slices=7')))
+key = ('ozaki2_int8', 'moduli=14')
+sys.exit(0 if a[key] == b[key] and a[('dgemm', '')] == plot.NATIVE_STYLE else 1)
+PY
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "ok: $n files checked"
