@@ -1,0 +1,204 @@
+/* The yardsticks of specs/schemes.md "Performance yardsticks": the rate of
+ * one low-precision cuBLAS GEMM at each square size, measured the way
+ * mpbench times a scheme (CUDA events, warm-ups, median of the reps). A
+ * scheme built from P such GEMMs has efficiency P·t(one GEMM)/t(scheme), so
+ * the emulation benchmarks quote these rates from the same session.
+ *
+ * Paths: INT8→INT32 with op(A) = T ("TN", the layout cuBLAS's IMMA kernels
+ * prefer) and with op(A) = N, both whole and split into column blocks of B
+ * (specs/h200.md: blocking the INT8 calls along n recovers the rate lost at
+ * 16384); FP16→FP32 and BF16→FP32 (NN); TF32 (NN); DGEMM (NN).
+ * Inputs are uniform random in each format (not zeros: a tensor core's
+ * power draw, and so its clock under the power cap, depends on the bits).
+ *
+ * Usage: bench_lowp_gemm [N...]   (default 4096 8192 16384)
+ * Output: one CSV line per (path, n): path,n,blocks,ms_median,tops. */
+#include <cublas_v2.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define BENCH_REPS 10
+#define BENCH_WARMUP 3
+
+static void die_rt(cudaError_t e, const char *call, int line)
+{
+    fprintf(stderr, "bench_lowp_gemm:%d: %s: %s\n", line, call, cudaGetErrorString(e));
+    exit(3);
+}
+static void die_blas(cublasStatus_t s, const char *call, int line)
+{
+    fprintf(stderr, "bench_lowp_gemm:%d: %s: %s\n", line, call, cublasGetStatusString(s));
+    exit(3);
+}
+#define RT(call)                                                                         \
+    do {                                                                                 \
+        cudaError_t e_ = (call);                                                         \
+        if (e_ != cudaSuccess)                                                           \
+            die_rt(e_, #call, __LINE__);                                                 \
+    } while (0)
+#define BLAS(call)                                                                       \
+    do {                                                                                 \
+        cublasStatus_t s_ = (call);                                                      \
+        if (s_ != CUBLAS_STATUS_SUCCESS)                                                 \
+            die_blas(s_, #call, __LINE__);                                               \
+    } while (0)
+
+enum bench_path { PATH_INT8_TN, PATH_INT8_NN, PATH_FP16, PATH_BF16, PATH_TF32, PATH_DGEMM };
+static const char *const path_names[] = {"int8_tn", "int8_nn", "fp16", "bf16", "tf32", "dgemm"};
+
+struct bench {
+    cublasHandle_t handle;
+    void *a, *b, *c;
+};
+
+/* One call of `path` on n×n operands, B and C split into `blocks` column blocks. */
+static void bench_call(const struct bench *x, enum bench_path path, int n, int blocks)
+{
+    int nb = n / blocks;
+    for (int j = 0; j < blocks; j++) {
+        size_t off = (size_t)j * nb * n; /* column offset into B and C, in elements */
+        switch (path) {
+        case PATH_INT8_TN:
+        case PATH_INT8_NN: {
+            const int one = 1, zero = 0;
+            cublasOperation_t op = path == PATH_INT8_TN ? CUBLAS_OP_T : CUBLAS_OP_N;
+            BLAS(cublasGemmEx(x->handle, op, CUBLAS_OP_N, n, nb, n, &one, x->a, CUDA_R_8I, n,
+                              (const char *)x->b + off, CUDA_R_8I, n, &zero,
+                              (int *)x->c + off, CUDA_R_32I, n, CUBLAS_COMPUTE_32I,
+                              CUBLAS_GEMM_DEFAULT));
+            break;
+        }
+        case PATH_FP16:
+        case PATH_BF16:
+        case PATH_TF32: {
+            const float one = 1, zero = 0;
+            cudaDataType t = path == PATH_FP16 ? CUDA_R_16F : path == PATH_BF16 ? CUDA_R_16BF : CUDA_R_32F;
+            size_t bytes = path == PATH_TF32 ? 4 : 2;
+            cublasComputeType_t ct = path == PATH_TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+            BLAS(cublasGemmEx(x->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, nb, n, &one, x->a, t, n,
+                              (const char *)x->b + off * bytes, t, n, &zero, (float *)x->c + off,
+                              CUDA_R_32F, n, ct, CUBLAS_GEMM_DEFAULT));
+            break;
+        }
+        case PATH_DGEMM: {
+            const double one = 1, zero = 0;
+            BLAS(cublasDgemm(x->handle, CUBLAS_OP_N, CUBLAS_OP_N, n, nb, n, &one,
+                             (const double *)x->a, n, (const double *)x->b + off, n, &zero,
+                             (double *)x->c + off, n));
+            break;
+        }
+        }
+    }
+}
+
+/* A uniform value in [-1, 1) from the element index (splitmix64 finaliser,
+ * Steele, Lea & Flood, OOPSLA 2014). */
+__device__ static double bench_uniform(size_t i, unsigned salt)
+{
+    unsigned long long z = i * 0x9E3779B97F4A7C15ull + salt;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-52 - 1.0;
+}
+
+__global__ static void bench_fill(void *p, size_t count, enum bench_path path, unsigned salt)
+{
+    for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+         i += (size_t)gridDim.x * blockDim.x) {
+        double u = bench_uniform(i, salt);
+        switch (path) {
+        case PATH_INT8_TN:
+        case PATH_INT8_NN: ((signed char *)p)[i] = (signed char)(u * 127.0); break;
+        case PATH_FP16: ((__half *)p)[i] = __double2half(u); break;
+        case PATH_BF16: ((__nv_bfloat16 *)p)[i] = __double2bfloat16(u); break;
+        case PATH_TF32: ((float *)p)[i] = (float)u; break;
+        case PATH_DGEMM: ((double *)p)[i] = u; break;
+        }
+    }
+}
+
+static int cmp_float(const void *p, const void *q)
+{
+    float a = *(const float *)p, b = *(const float *)q;
+    return (a > b) - (a < b);
+}
+
+static double bench_median_ms(const struct bench *x, enum bench_path path, int n, int blocks)
+{
+    cudaEvent_t t0, t1;
+    RT(cudaEventCreate(&t0));
+    RT(cudaEventCreate(&t1));
+    for (int w = 0; w < BENCH_WARMUP; w++)
+        bench_call(x, path, n, blocks);
+    float ms[BENCH_REPS];
+    for (int r = 0; r < BENCH_REPS; r++) {
+        RT(cudaEventRecord(t0, 0));
+        bench_call(x, path, n, blocks);
+        RT(cudaEventRecord(t1, 0));
+        RT(cudaEventSynchronize(t1));
+        RT(cudaEventElapsedTime(&ms[r], t0, t1));
+    }
+    RT(cudaEventDestroy(t0));
+    RT(cudaEventDestroy(t1));
+    qsort(ms, BENCH_REPS, sizeof ms[0], cmp_float);
+    return 0.5 * ((double)ms[BENCH_REPS / 2 - 1] + (double)ms[BENCH_REPS / 2]);
+}
+
+int main(int argc, char **argv)
+{
+    int sizes[16], n_sizes = 0;
+    for (int i = 1; i < argc && n_sizes < 16; i++) {
+        char *end;
+        long v = strtol(argv[i], &end, 10);
+        if (*end || v < 256 || v > 32768 || v % 256) {
+            fprintf(stderr, "bench_lowp_gemm: size '%s': want a multiple of 256 in 256..32768\n",
+                    argv[i]);
+            return 2;
+        }
+        sizes[n_sizes++] = (int)v;
+    }
+    if (!n_sizes) {
+        sizes[0] = 4096, sizes[1] = 8192, sizes[2] = 16384;
+        n_sizes = 3;
+    }
+    int count;
+    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
+        fprintf(stderr, "bench_lowp_gemm: no CUDA device\n");
+        return 77;
+    }
+    int nmax = 0;
+    for (int i = 0; i < n_sizes; i++)
+        nmax = sizes[i] > nmax ? sizes[i] : nmax;
+    struct bench x;
+    size_t bytes = (size_t)nmax * nmax * sizeof(double);
+    RT(cudaMalloc(&x.a, bytes));
+    RT(cudaMalloc(&x.b, bytes));
+    RT(cudaMalloc(&x.c, bytes));
+    BLAS(cublasCreate(&x.handle));
+    printf("path,n,blocks,ms_median,tops\n");
+    for (int i = 0; i < n_sizes; i++) {
+        int n = sizes[i];
+        double flops = 2.0 * n * (double)n * n;
+        for (int p = PATH_INT8_TN; p <= PATH_DGEMM; p++) {
+            size_t count = (size_t)n * n;
+            bench_fill<<<1024, 256>>>(x.a, count, (enum bench_path)p, 1u);
+            bench_fill<<<1024, 256>>>(x.b, count, (enum bench_path)p, 2u);
+            RT(cudaGetLastError());
+            bool is_int8 = p == PATH_INT8_TN || p == PATH_INT8_NN;
+            for (int blocks = 1; blocks <= (is_int8 ? 4 : 1); blocks *= 2) {
+                double ms = bench_median_ms(&x, (enum bench_path)p, n, blocks);
+                printf("%s,%d,%d,%.4f,%.1f\n", path_names[p], n, blocks, ms, flops / ms * 1e-9);
+                fflush(stdout);
+            }
+        }
+    }
+    BLAS(cublasDestroy(x.handle));
+    RT(cudaFree(x.a));
+    RT(cudaFree(x.b));
+    RT(cudaFree(x.c));
+    return 0;
+}
