@@ -28,7 +28,7 @@ static void gate_help(void)
 {
     puts(
 "usage: mpbench gate --baseline B.csv --candidate C.csv [--perf-tol PCT]\n"
-"                    [--err-tol FACTOR] [--json FILE] [--report-only]\n"
+"                    [--min-ms MS] [--err-tol FACTOR] [--json FILE] [--report-only]\n"
 "\n"
 "Compares two results CSVs case by case, joined on case_id (when a file has\n"
 "several rows of one case_id, its last row counts). Prints both sides'\n"
@@ -40,6 +40,8 @@ static void gate_help(void)
 "  --candidate FILE   the results under test\n"
 "  --perf-tol PCT     time band in percent (default 5); widened to twice the\n"
 "                     larger noise_pct of the two rows\n"
+"  --min-ms MS        no speed verdict (AMBIGUOUS) when either side's median\n"
+"                     call is shorter than MS milliseconds (default 0.1)\n"
 "  --err-tol FACTOR   allowed growth of each error column (default 2, >= 1)\n"
 "  --json FILE        also write every joined row with its verdicts, the\n"
 "                     counts and both sides' versions as JSON\n"
@@ -58,7 +60,7 @@ static void gate_help(void)
 "(else -):\n"
 "r = candidate / baseline time_ms_median, t = max(PCT, 2 * noise_pct);\n"
 "SAME |r-1| <= t/100, FAST below, SLOW above; AMBIGUOUS with fewer than 3\n"
-"reps or no time on a side.\n"
+"reps, no time on a side, or a call shorter than --min-ms.\n"
 "\n"
 "Exit: 0 pass; 1 any WORSE, SLOW, MISSING or INCOMPARABLE (0 with\n"
 "--report-only); 2 usage error (or --json FILE not writable, or an input);\n"
@@ -98,6 +100,8 @@ static bool take_option(int argc, char **argv, int *i, struct gate_opts *o)
         o->json = v;
     else if ((v = mpb_cli_value("gate", argc, argv, i, "--perf-tol")))
         return *v && parse_real("--perf-tol", v, 0, "a percentage >= 0", &o->tol.perf_pct);
+    else if ((v = mpb_cli_value("gate", argc, argv, i, "--min-ms")))
+        return *v && parse_real("--min-ms", v, 0, "milliseconds >= 0", &o->tol.min_ms);
     else if ((v = mpb_cli_value("gate", argc, argv, i, "--err-tol")))
         return *v && parse_real("--err-tol", v, 1, "a factor >= 1", &o->tol.err_factor);
     else if (!strcmp(arg, "--report-only"))
@@ -115,7 +119,7 @@ static bool same_file(const char *a, const char *b)
 
 static enum mpb_parse_result gate_parse(int argc, char **argv, struct gate_opts *o)
 {
-    *o = (struct gate_opts){.tol = {.perf_pct = 5, .err_factor = 2}};
+    *o = (struct gate_opts){.tol = {.perf_pct = 5, .min_ms = 0.1, .err_factor = 2}};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return MPB_PARSE_HELP;
@@ -298,7 +302,8 @@ static void write_json(FILE *f, const struct gate_opts *o, const struct mpb_gate
     fputs("{\n", f);
     json_side(f, "baseline", base);
     json_side(f, "candidate", cand);
-    fprintf(f, "  \"perf_tol_pct\": %.17g,\n  \"err_tol_factor\": %.17g,\n", o->tol.perf_pct,
+    fprintf(f, "  \"perf_tol_pct\": %.17g,\n  \"min_ms\": %.17g,\n  \"err_tol_factor\": %.17g,\n",
+            o->tol.perf_pct, o->tol.min_ms,
             o->tol.err_factor);
     fputs("  \"counts\": {\"accuracy\": {", f);
     for (int a = 0; a < MPB_GATE_ACC_COUNT; a++)
@@ -323,7 +328,8 @@ static int report(const struct gate_opts *o, const struct mpb_gate_file *base, c
         mpb_cli_error("gate", "--json '%s': cannot write: %s", o->json, strerror(errno));
         return MPB_EXIT_USAGE;
     }
-    printf("mpbench gate: perf-tol %g%%, err-tol %g×\n\n", o->tol.perf_pct, o->tol.err_factor);
+    printf("mpbench gate: perf-tol %g%%, min-ms %g, err-tol %g×\n\n", o->tol.perf_pct, o->tol.min_ms,
+           o->tol.err_factor);
     print_versions(base, cand);
     putchar('\n');
     print_table(res);

@@ -376,7 +376,7 @@ static bool both_are(const struct mpb_gate_pair *p, enum mpb_col col, const char
 
 /* Timing noise widens the band: a ratio inside twice the noisier side's
  * noise_pct is not a measured change. */
-static enum mpb_gate_perf judge_perf(struct mpb_gate_pair *p, double tol_pct)
+static enum mpb_gate_perf judge_perf(struct mpb_gate_pair *p, const struct mpb_gate_tol *tol)
 {
     const struct mpb_row *b = p->base, *c = p->cand;
     double tb = number(b, MPB_COL_time_ms_median), tc = number(c, MPB_COL_time_ms_median);
@@ -395,9 +395,15 @@ static enum mpb_gate_perf judge_perf(struct mpb_gate_pair *p, double tol_pct)
         say(p, "no time");
         return MPB_GATE_PERF_AMBIGUOUS;
     }
+    /* Calls of tens of µs vary by tens of percent between runs of one session
+     * (launch latency, clock ramp: results/h200/baseline-gate-rerun.md). */
+    if (fmin(tb, tc) < tol->min_ms) {
+        say(p, "calls under %g ms", tol->min_ms);
+        return MPB_GATE_PERF_AMBIGUOUS;
+    }
     /* fmax drops a NaN (empty noise_pct) operand */
     double noise = fmax(number(b, MPB_COL_noise_pct), number(c, MPB_COL_noise_pct));
-    double t = fmax(tol_pct, 2 * noise);
+    double t = fmax(tol->perf_pct, 2 * noise);
     if (fabs(p->time_ratio - 1) <= t / 100)
         return MPB_GATE_PERF_SAME;
     say(p, "time outside ±%.3g%%", t);
@@ -414,7 +420,7 @@ static void judge(struct mpb_gate_pair *p, const struct mpb_gate_tol *tol)
     else
         p->acc = judge_accuracy(p, tol->err_factor);
     bool both = p->base && p->cand && p->acc != MPB_GATE_ACC_INCOMPARABLE;
-    p->perf = both ? judge_perf(p, tol->perf_pct) : MPB_GATE_PERF_NONE;
+    p->perf = both ? judge_perf(p, tol) : MPB_GATE_PERF_NONE;
 }
 
 bool mpb_gate_compare(const struct mpb_gate_file *base, const struct mpb_gate_file *cand,

@@ -53,6 +53,7 @@ enum mpb_gate_perf {
 
 struct mpb_gate_tol {
     double perf_pct;   /* --perf-tol: time ratio band, percent */
+    double min_ms;     /* --min-ms: shorter calls get no speed verdict */
     double err_factor; /* --err-tol: allowed growth of each error column */
 };
 

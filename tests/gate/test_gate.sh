@@ -83,16 +83,17 @@ done <<EOF
 0000000000000021 SAME - 0 both-not-supported
 0000000000000022 CHANGED - 0 not-supported-to-ok
 0000000000000023 CHANGED SAME 0 one-side-graded
+0000000000000024 SAME AMBIGUOUS 0 slower-but-under-min-ms
 EOF
 
-grep -qxF "accuracy: 8 SAME, 6 CHANGED, 4 WORSE, 1 MISSING, 1 NEW, 3 INCOMPARABLE" "$TMP/report" ||
+grep -qxF "accuracy: 9 SAME, 6 CHANGED, 4 WORSE, 1 MISSING, 1 NEW, 3 INCOMPARABLE" "$TMP/report" ||
     fail "accuracy counts"
-grep -qxF "performance: 11 SAME, 1 FAST, 1 SLOW, 1 AMBIGUOUS, 9 without a verdict (-)" "$TMP/report" ||
+grep -qxF "performance: 11 SAME, 1 FAST, 1 SLOW, 2 AMBIGUOUS, 9 without a verdict (-)" "$TMP/report" ||
     fail "performance counts"
 grep -qxF "| driver_version | 570.86.15 | 580.159.04 |" "$TMP/report" || fail "driver versions"
 grep -qxF "| cublas_version | 12.8.4 | 13.1.0 |" "$TMP/report" || fail "cuBLAS versions"
 grep -qxF "| git_sha | abc123def456 | mixed |" "$TMP/report" || fail "a mixed git_sha"
-grep -qxF "| cases | 22 | 22 |" "$TMP/report" || fail "case counts (one row per case_id)"
+grep -qxF "| cases | 23 | 23 |" "$TMP/report" || fail "case counts (one row per case_id)"
 grep -qF '| strategy=eager note="a\|b" |' "$TMP/report" || fail "a '|' in a cell is not escaped"
 for why in '| grade A→B |' '| status ok→error |' '| err_max_rel 1e-16→3e-16 |' \
     '| gpu_name NVIDIA H200→NVIDIA H100 80GB HBM3 |' '| 6 error column(s) empty in the candidate only |'; do
@@ -101,7 +102,7 @@ done
 
 # --json: valid JSON, every joined row once, both sides' versions.
 rows=$(grep -c '"case_id"' "$TMP/g.json")
-[ "$rows" = 23 ] || fail "--json holds $rows rows, expected 23"
+[ "$rows" = 24 ] || fail "--json holds $rows rows, expected 24"
 grep -qF '"git_sha": "mixed"' "$TMP/g.json" || fail "--json lacks the candidate's versions"
 grep -qF '"failed": true' "$TMP/g.json" || fail "--json does not say the gate failed"
 if [ -x /usr/bin/python3 ]; then
@@ -113,9 +114,14 @@ fi
 # Exit codes: 1 -> 0 with --report-only; 0 on a file against itself.
 expect 0 "gate: FAIL (WORSE, SLOW, MISSING or INCOMPARABLE), reported only" -- \
     gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --report-only
-expect 0 "Every case is SAME." -- gate --baseline "$TMP/b.csv" --candidate "$TMP/b.csv"
+expect 0 "gate: PASS" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/b.csv"
+pick 0000000000000001
+expect 0 "Every case is SAME." -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pb.csv"
 pick 0000000000000008
 expect 0 "gate: PASS" -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pc.csv" --perf-tol 20
+pick 0000000000000024
+expect 1 "| SAME | SLOW |" -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pc.csv" --min-ms 0
+grep -qF "calls under 0.1 ms" "$TMP/report" || fail "no reason for the min-ms AMBIGUOUS"
 pick 0000000000000004
 expect 0 "| CHANGED |" -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pc.csv" --err-tol=4
 
@@ -125,6 +131,7 @@ expect 2 "missing --baseline" -- gate --candidate "$TMP/c.csv"
 expect 2 "missing --candidate" -- gate --baseline "$TMP/b.csv"
 expect 2 "--perf-tol 'abc'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --perf-tol abc
 expect 2 "--perf-tol '-1'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --perf-tol=-1
+expect 2 "--min-ms 'x'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --min-ms x
 expect 2 "--err-tol '0.5'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --err-tol 0.5
 expect 2 "--err-tol needs a value" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --err-tol
 expect 2 "unknown option '--bogus'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --bogus
@@ -134,7 +141,7 @@ expect 2 "--json '/nonexistent-dir/g.json'" -- \
 
 expect 2 "--json '$TMP/b.csv': that is an input file" -- \
     gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --json "$TMP/b.csv"
-[ "$(wc -l <"$TMP/b.csv")" = 24 ] || fail "--json naming the baseline touched it"
+[ "$(wc -l <"$TMP/b.csv")" = 25 ] || fail "--json naming the baseline touched it"
 
 # 3: a file that cannot be read, or is not an mpbench CSV; no --json left behind.
 expect 3 "$TMP/none.csv: cannot read" -- gate --baseline "$TMP/none.csv" --candidate "$TMP/c.csv"
@@ -147,7 +154,7 @@ expect 3 "no column 'out_hash'" -- gate --baseline "$TMP/nohash.csv" --candidate
 : >"$TMP/empty.csv"
 expect 3 "$TMP/empty.csv: empty" -- gate --baseline "$TMP/empty.csv" --candidate "$TMP/c.csv"
 { cat "$TMP/c.csv"; tail -n 1 "$TMP/c.csv" | head -c 60; } >"$TMP/cut.csv"
-expect 3 "$TMP/cut.csv:25:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
+expect 3 "$TMP/cut.csv:26:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
 sed '2s/^1,/2,/' "$TMP/c.csv" >"$TMP/schema2.csv"
 expect 3 "schema_version '2'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema2.csv"
 
