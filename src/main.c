@@ -16,6 +16,7 @@ static void usage(FILE *f)
           "  list       list schemes and generators with their parameters\n"
           "  selftest   check the GPU against the host models, and the host models\n"
           "             against their error bounds\n"
+          "  grade      grade schemes on the Demmel battery: verdict table (mpbench grade --help)\n"
           "  gate       compare a candidate results CSV with a baseline (mpbench gate --help)\n"
           "  version    print the version and commit\n"
           "\n"
@@ -36,6 +37,8 @@ int main(int argc, char **argv)
         return mpb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "selftest"))
         return mpb_cmd_selftest(argc - 1, argv + 1);
+    if (!strcmp(cmd, "grade"))
+        return mpb_cmd_grade(argc - 1, argv + 1);
     if (!strcmp(cmd, "gate"))
         return mpb_cmd_gate(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {

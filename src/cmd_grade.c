@@ -1,0 +1,660 @@
+/* `mpbench grade`: the Demmel battery for each scheme configuration, one
+ * verdict row each (README "mpbench grade"). Options, outputs and exit
+ * code here; the battery and the verdict in grade.c, grade_verdict.c. */
+#include "commands.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "case_row.h"
+#include "cli.h"
+#include "grade.h"
+#include "hash.h"
+#include "values.h"
+
+#define CMD "grade"
+#define MAX_SHAPES 64
+#define MAX_CONFIGS 256
+
+static const int64_t host_sizes[] = {31, 64, 127, 128, 129};
+static const struct mpb_grade_shape host_shapes[] = {{64, 64, 1024}, {100, 7, 100}};
+static const int64_t cuda_sizes[] = {127, 128, 129, 1000, 1023, 1024, 1025, 4096};
+static const struct mpb_grade_shape cuda_shapes[] = {{64, 64, 65536}, {1000, 7, 1000}, {7, 1000, 1000}};
+static const int64_t quick_sizes[] = {32, 33};
+
+static void help(void)
+{
+    puts(
+"usage: mpbench grade -s SCHEME [-a KEY=VALUES]... [-s SCHEME [-a ...]]...\n"
+"                     [--sizes VALUES] [--shapes MxNxK,...|none] [--seeds N] [--quick]\n"
+"                     [--backend auto|cuda|host] [--ref-samples N]\n"
+"                     [--csv FILE] [--cases-csv FILE] [--progress auto|always|never]\n"
+"\n"
+"Runs the Demmel battery (uniform, randn, phi 0.5/1/2/4, test1a, test1b, test2 with\n"
+"a sweep of b, test2r, test3, outer, inner, evil, special) at every shape and seed\n"
+"for each scheme configuration (the Cartesian product of its -a values), and prints\n"
+"one verdict row per configuration: grade, worst rho_A/k, rho_B/k, rho_C/k^log2(12)\n"
+"with the case that produced each, Test 1/2/3 classes, b*, special values, the\n"
+"inner-scaling check and the slope diagnostic (README \"mpbench grade\").\n"
+"\n"
+"  -s SCHEME            scheme to grade (mpbench list schemes); repeatable\n"
+"  -a KEY=VALUES        parameter of the most recent -s; a list grades each value\n"
+"  --sizes VALUES       square sizes (default host: 31,64,127,128,129;\n"
+"                       cuda: 127,128,129,1000,1023,1024,1025,4096)\n"
+"  --shapes LIST        rectangular shapes MxNxK, comma-separated, or none (default\n"
+"                       host: 64x64x1024,100x7x100; cuda: 64x64x65536,1000x7x1000,\n"
+"                       7x1000x1000)\n"
+"  --seeds N            seeds 1..N for every case (default 3)\n"
+"  --quick              sizes 32,33, no rectangular shapes, 1 seed (a smoke test)\n"
+"  --backend B          cuda (exit 77 without a GPU), host, or auto (default)\n"
+"  --ref-samples N      entries checked above 2^24 exact products (default 4096)\n"
+"  --csv FILE           the verdict table as CSV (README \"mpbench grade\")\n"
+"  --cases-csv FILE     every case as an mpbench run row (README \"CSV columns\")\n"
+"  --progress P         one line per case on stderr: auto (terminal), always, never\n"
+"\n"
+"Exit: 0 ok; 1 a harness inconsistency (fixed-point yet A, Strassen-like yet A or\n"
+"B); 2 usage error; 3 runtime error; 77 nothing could run.");
+}
+
+/* One -s with its -a lists. */
+struct scheme_arg {
+    const struct mpb_scheme *scheme;
+    double *values[MPB_MAX_PARAMS];
+    int n_values[MPB_MAX_PARAMS];
+};
+
+struct grade_args {
+    struct scheme_arg *schemes;
+    int n_schemes;
+    int64_t *sizes;
+    int n_sizes;
+    struct mpb_grade_shape shapes[MAX_SHAPES];
+    int n_shapes; /* -1: the backend's default */
+    long seeds, ref_samples; /* seeds 0: the default (3; 1 with --quick) */
+    bool quick;
+    enum mpb_backend_choice backend;
+    enum mpb_progress progress;
+    const char *csv_path, *cases_path;
+};
+
+/* In the order of enum mpb_backend_choice and enum mpb_progress (plan.h). */
+static const char *const backend_words[] = {"auto", "cuda", "host", NULL};
+static const char *const progress_words[] = {"auto", "always", "never", NULL};
+
+static bool parse_word(const char *opt, const char *text, const char *const *words, int *out)
+{
+    for (int i = 0; words[i]; i++)
+        if (!strcmp(text, words[i])) {
+            *out = i;
+            return true;
+        }
+    mpb_cli_error(CMD, "%s '%s': expected %s|%s|%s", opt, text, words[0], words[1], words[2]);
+    return false;
+}
+
+static bool add_scheme(struct grade_args *g, const char *name)
+{
+    const struct mpb_scheme *s = mpb_scheme_find(name);
+    if (!s) {
+        mpb_cli_error(CMD, "-s '%s': unknown scheme (mpbench list schemes shows them)", name);
+        return false;
+    }
+    struct scheme_arg *grown = realloc(g->schemes, sizeof *grown * (size_t)(g->n_schemes + 1));
+    if (!grown)
+        return false;
+    g->schemes = grown;
+    struct scheme_arg *a = &g->schemes[g->n_schemes++];
+    memset(a, 0, sizeof *a);
+    a->scheme = s;
+    double def[MPB_MAX_PARAMS];
+    mpb_param_defaults(s->params, s->n_params, def);
+    for (int p = 0; p < s->n_params; p++) {
+        a->values[p] = malloc(sizeof(double));
+        if (!a->values[p])
+            return false;
+        a->values[p][0] = def[p];
+        a->n_values[p] = 1;
+    }
+    return true;
+}
+
+static bool apply_arg(struct scheme_arg *a, const char *text)
+{
+    const struct mpb_scheme *s = a->scheme;
+    const char *eq = strchr(text, '=');
+    char key[64], why[256];
+    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - text) : 0, text);
+    int p = eq ? mpb_param_find(s->params, s->n_params, key) : -1;
+    if (p < 0) {
+        mpb_cli_error(CMD, "-a '%s': expected KEY=VALUES with KEY a parameter of %s "
+                      "(mpbench list schemes)", text, s->name);
+        return false;
+    }
+    struct mpb_values v;
+    if (!mpb_values_parse(eq + 1, &v, why, sizeof why)) {
+        mpb_cli_error(CMD, "-a %s: %s", text, why);
+        return false;
+    }
+    double *vals = malloc(sizeof *vals * (size_t)(v.n ? v.n : 1));
+    bool ok = vals != NULL && v.n > 0;
+    for (int i = 0; ok && i < v.n; i++)
+        if (!mpb_param_parse(&s->params[p], v.items[i], &vals[i], why, sizeof why)) {
+            mpb_cli_error(CMD, "-a %s: scheme %s parameter %s: %s", text, s->name, key, why);
+            ok = false;
+        }
+    mpb_values_free(&v);
+    if (!ok) {
+        free(vals);
+        return false;
+    }
+    free(a->values[p]);
+    a->values[p] = vals;
+    a->n_values[p] = v.n;
+    return true;
+}
+
+static bool parse_sizes(const char *text, struct grade_args *g)
+{
+    struct mpb_values v;
+    char why[256];
+    if (!mpb_values_parse(text, &v, why, sizeof why)) {
+        mpb_cli_error(CMD, "--sizes '%s': %s", text, why);
+        return false;
+    }
+    free(g->sizes);
+    g->sizes = malloc(sizeof *g->sizes * (size_t)(v.n ? v.n : 1));
+    g->n_sizes = 0;
+    bool ok = g->sizes != NULL;
+    for (int i = 0; ok && i < v.n; i++) {
+        char *end;
+        double x = strtod(v.items[i], &end);
+        if (*end || x != floor(x) || x < 1 || x > 1 << 20) {
+            mpb_cli_error(CMD, "--sizes '%s': '%s' is not an integer in 1..1048576", text, v.items[i]);
+            ok = false;
+        } else {
+            g->sizes[g->n_sizes++] = (int64_t)x;
+        }
+    }
+    mpb_values_free(&v);
+    return ok;
+}
+
+static bool parse_shapes(const char *text, struct grade_args *g)
+{
+    g->n_shapes = 0;
+    if (!strcmp(text, "none"))
+        return true;
+    const char *p = text;
+    while (*p) {
+        long long m, n, k;
+        int used = 0;
+        if (g->n_shapes == MAX_SHAPES || sscanf(p, "%lldx%lldx%lld%n", &m, &n, &k, &used) != 3 ||
+            m < 1 || n < 1 || k < 1 || (p[used] && p[used] != ',')) {
+            mpb_cli_error(CMD, "--shapes '%s': expected MxNxK[,MxNxK...] (at most %d) with "
+                          "positive dimensions, or none", text, MAX_SHAPES);
+            return false;
+        }
+        g->shapes[g->n_shapes++] = (struct mpb_grade_shape){m, n, k};
+        p += used + (p[used] == ',');
+    }
+    return true;
+}
+
+/* Parse one option at argv[*i]; false on an error (already reported). */
+static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
+{
+    const char *val;
+    long n;
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "-s")))
+        return *val && add_scheme(g, val);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "-a"))) {
+        if (*val && g->n_schemes == 0) {
+            mpb_cli_error(CMD, "-a %s: give -s SCHEME before its -a", val);
+            return false;
+        }
+        return *val && apply_arg(&g->schemes[g->n_schemes - 1], val);
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--sizes")))
+        return *val && parse_sizes(val, g);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--shapes")))
+        return *val && parse_shapes(val, g);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--seeds"))) {
+        if (!*val || !mpb_cli_int(CMD, "--seeds", val, 1, 1000, &n))
+            return false;
+        g->seeds = n;
+        return true;
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--ref-samples"))) {
+        if (!*val || !mpb_cli_int(CMD, "--ref-samples", val, 1, 1L << 30, &n))
+            return false;
+        g->ref_samples = n;
+        return true;
+    }
+    int word;
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--backend"))) {
+        if (!*val || !parse_word("--backend", val, backend_words, &word))
+            return false;
+        g->backend = (enum mpb_backend_choice)word;
+        return true;
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--progress"))) {
+        if (!*val || !parse_word("--progress", val, progress_words, &word))
+            return false;
+        g->progress = (enum mpb_progress)word;
+        return true;
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--csv"))) {
+        g->csv_path = val;
+        return *val != '\0';
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--cases-csv"))) {
+        g->cases_path = val;
+        return *val != '\0';
+    }
+    if (!strcmp(argv[*i], "--quick")) {
+        g->quick = true;
+        return true;
+    }
+    mpb_cli_error(CMD, "unknown option '%s' (mpbench grade --help)", argv[*i]);
+    return false;
+}
+
+static enum mpb_parse_result parse_args(int argc, char **argv, struct grade_args *g)
+{
+    *g = (struct grade_args){.n_shapes = -1, .ref_samples = 4096};
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+            return MPB_PARSE_HELP;
+        if (!parse_option(argc, argv, &i, g))
+            return MPB_PARSE_ERROR;
+    }
+    if (g->seeds == 0)
+        g->seeds = g->quick ? 1 : 3;
+    if (g->n_schemes == 0) {
+        mpb_cli_error(CMD, "no scheme: give -s SCHEME (mpbench list schemes)");
+        return MPB_PARSE_ERROR;
+    }
+    return MPB_PARSE_OK;
+}
+
+/* Sizes and shapes: explicit ones, else --quick's, else the backend's. */
+static int build_shapes(const struct grade_args *g, bool cuda, struct mpb_grade_shape *out)
+{
+    const int64_t *sizes = g->sizes;
+    int n_sizes = g->n_sizes, n = 0;
+    if (!sizes) {
+        sizes = g->quick ? quick_sizes : cuda ? cuda_sizes : host_sizes;
+        n_sizes = g->quick ? 2 : cuda ? (int)(sizeof cuda_sizes / sizeof *cuda_sizes)
+                                      : (int)(sizeof host_sizes / sizeof *host_sizes);
+    }
+    for (int i = 0; i < n_sizes && n < MAX_SHAPES; i++)
+        out[n++] = (struct mpb_grade_shape){sizes[i], sizes[i], sizes[i]};
+    const struct mpb_grade_shape *rect = g->shapes;
+    int n_rect = g->n_shapes;
+    if (n_rect < 0) {
+        rect = cuda ? cuda_shapes : host_shapes;
+        n_rect = g->quick ? 0 : cuda ? (int)(sizeof cuda_shapes / sizeof *cuda_shapes)
+                                     : (int)(sizeof host_shapes / sizeof *host_shapes);
+    }
+    for (int i = 0; i < n_rect && n < MAX_SHAPES; i++)
+        out[n++] = rect[i];
+    return n;
+}
+
+/* Configurations: for each -s, the Cartesian product of its value lists;
+ * -1 (said) when there are more than `max`. */
+static int build_configs(const struct grade_args *g, struct mpb_grade_config *out, int max)
+{
+    long total = 0;
+    for (int s = 0; s < g->n_schemes; s++) {
+        long c = 1;
+        for (int p = 0; p < g->schemes[s].scheme->n_params; p++)
+            c *= g->schemes[s].n_values[p];
+        total += c;
+    }
+    if (total > max) {
+        mpb_cli_error(CMD, "the -a lists make %ld configurations; at most %d", total, max);
+        return -1;
+    }
+    int n = 0;
+    for (int s = 0; s < g->n_schemes; s++) {
+        const struct scheme_arg *a = &g->schemes[s];
+        int idx[MPB_MAX_PARAMS] = {0}, np = a->scheme->n_params;
+        for (bool more = true; more;) {
+            out[n].scheme = a->scheme;
+            for (int p = 0; p < np; p++)
+                out[n].params[p] = a->values[p][idx[p]];
+            n++;
+            more = false;
+            for (int p = np - 1; p >= 0 && !more; p--) {
+                if (++idx[p] < a->n_values[p])
+                    more = true;
+                else
+                    idx[p] = 0;
+            }
+        }
+    }
+    return n;
+}
+
+/* ---- per-case output: rows and progress ---- */
+
+struct case_sink {
+    struct mpb_csv *csv;
+    const char *csv_path;
+    bool io_failed;
+    bool show;
+    int done;
+    struct mpb_row_context ctx;
+};
+
+static void on_case(void *vctx, const struct mpb_case *c, const struct mpb_result *res,
+                    const struct mpb_metrics *acc)
+{
+    struct case_sink *k = vctx;
+    if (k->csv && !k->io_failed) {
+        struct mpb_row row = {0};
+        mpb_case_row(&row, &k->ctx, c, res, acc);
+        if (!mpb_csv_write(k->csv, &row)) {
+            mpb_cli_error(CMD, "writing %s failed: %m", k->csv_path);
+            k->io_failed = true;
+        }
+        mpb_row_clear(&row);
+    }
+    k->done++;
+    if (!k->show)
+        return;
+    char gp[128];
+    mpb_case_gen_params(c, gp, sizeof gp);
+    fprintf(stderr, "[%d] %s %s%s%s %lldx%lldx%lld seed %llu: %s", k->done, c->scheme->name, c->gen->name,
+            gp[0] ? " " : "", gp, (long long)c->m, (long long)c->n, (long long)c->k,
+            (unsigned long long)c->seed, mpb_status_name(res->status));
+    if (acc)
+        fprintf(stderr, " grade %s rho_A/k %.3g", acc->grade[0] ? acc->grade : "-",
+                acc->rho_a_max / (double)c->k);
+    else if (res->note[0])
+        fprintf(stderr, " (%s)", res->note);
+    fputc('\n', stderr);
+}
+
+/* ---- the verdict table ---- */
+
+static void csv_text(FILE *f, const char *s, bool last)
+{
+    if (s && strpbrk(s, ",\"\n")) {
+        fputc('"', f);
+        for (; *s; s++) {
+            if (*s == '"')
+                fputc('"', f);
+            fputc(*s, f);
+        }
+        fputc('"', f);
+    } else if (s) {
+        fputs(s, f);
+    }
+    fputc(last ? '\n' : ',', f);
+}
+
+static void csv_num(FILE *f, double x)
+{
+    if (!isnan(x) && x >= 0)
+        fprintf(f, "%.17g", x);
+    fputc(',', f);
+}
+
+static void csv_int(FILE *f, int64_t x)
+{
+    fprintf(f, "%lld,", (long long)x);
+}
+
+static const char *const verdict_columns =
+    "scheme,params,target,impl,grade,bound_grade,grade_note,cases,cases_ok,cases_graded,"
+    "cases_error,cases_not_supported,rho_a_over_k,rho_a_case,rho_b_over_k,rho_b_case,"
+    "rho_c_over_k_log2_12,rho_c_case,rho_a_within_k,test1,test1_nonzero,test1_case,test2,"
+    "test2_rel_over_ku,test2_case,b_star,b_star_k,test3,test3_rel,test3_case,special,"
+    "special_entries,special_native,special_spread,special_differs,special_finite_wrong,"
+    "inner,inner_pairs,inner_changed,slope_a,slope_b,slope_c,warnings,inconsistency\n";
+
+static void config_params(const struct mpb_grade_config *cfg, char *buf, size_t len)
+{
+    mpb_param_format_all(cfg->scheme->params, cfg->scheme->n_params, cfg->params, buf, len);
+}
+
+static void verdict_csv_row(FILE *f, const struct mpb_grade_config *cfg, const char *impl,
+                            const struct mpb_verdict *v)
+{
+    char params[256], g[2] = {v->grade, 0}, bg[2] = {v->bound_grade, 0}, bstar[16] = "";
+    config_params(cfg, params, sizeof params);
+    if (v->b_star != MPB_BSTAR_UNKNOWN)
+        snprintf(bstar, sizeof bstar, v->b_star == MPB_BSTAR_NONE ? "none" : "%d", v->b_star);
+    csv_text(f, cfg->scheme->name, false);
+    csv_text(f, params, false);
+    csv_text(f, mpb_target_name(cfg->scheme->target), false);
+    csv_text(f, impl, false);
+    csv_text(f, g, false);
+    csv_text(f, bg, false);
+    csv_text(f, v->grade_note, false);
+    csv_int(f, v->cases);
+    csv_int(f, v->cases_ok);
+    csv_int(f, v->cases_graded);
+    csv_int(f, v->cases_error);
+    csv_int(f, v->cases_not_supported);
+    csv_num(f, v->rho_a.value);
+    csv_text(f, v->rho_a.where, false);
+    csv_num(f, v->rho_b.value);
+    csv_text(f, v->rho_b.where, false);
+    csv_num(f, v->rho_c.value);
+    csv_text(f, v->rho_c.where, false);
+    csv_text(f, v->rho_a.value < 0 ? "" : v->rho_a.value <= 1 ? "yes" : "no", false);
+    csv_text(f, mpb_test1_class_name(v->test1_class), false);
+    csv_int(f, v->test1_nonzero);
+    csv_text(f, v->test1.value > 0 ? v->test1.where : "", false);
+    csv_text(f, mpb_test2_class_name(v->test2_class), false);
+    csv_num(f, v->test2.value);
+    csv_text(f, v->test2.where, false);
+    csv_text(f, bstar, false);
+    if (v->b_star != MPB_BSTAR_UNKNOWN)
+        csv_int(f, v->b_star_k);
+    else
+        fputc(',', f);
+    csv_text(f, mpb_test3_class_name(v->test3_class), false);
+    csv_num(f, v->test3.value);
+    csv_text(f, v->test3.where, false);
+    csv_text(f, mpb_special_class_name(v->special_class), false);
+    csv_int(f, v->special_entries);
+    csv_int(f, v->special_native);
+    csv_int(f, v->special_spread);
+    csv_int(f, v->special_differs);
+    csv_int(f, v->special_finite_wrong);
+    csv_text(f, mpb_inner_class_name(v->inner_class), false);
+    csv_int(f, v->inner_pairs);
+    csv_int(f, v->inner_changed);
+    for (int r = 0; r < 3; r++)
+        if (isnan(v->slope[r]))
+            fputc(',', f);
+        else
+            fprintf(f, "%.4g,", v->slope[r]);
+    csv_text(f, v->warnings, false);
+    csv_text(f, v->inconsistency, true);
+}
+
+static void fmt_ratio(char *buf, size_t len, double x)
+{
+    if (x < 0)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%.3g", x);
+}
+
+static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_verdict *v, int n)
+{
+    printf("%-44s %-5s %-9s %-9s %-9s %-13s %-5s %-4s %-12s %-12s %-9s %s\n", "configuration", "grade",
+           "rhoA/k", "rhoB/k", "rhoC/k^c", "test1", "test2", "b*", "test3", "special", "inner",
+           "slope A/B/C");
+    for (int i = 0; i < n; i++) {
+        char name[320], params[256], a[16], b[16], c[16], bstar[16] = "-";
+        config_params(&cfgs[i], params, sizeof params);
+        snprintf(name, sizeof name, "%s%s%s", cfgs[i].scheme->name, params[0] ? " " : "", params);
+        fmt_ratio(a, sizeof a, v[i].rho_a.value);
+        fmt_ratio(b, sizeof b, v[i].rho_b.value);
+        fmt_ratio(c, sizeof c, v[i].rho_c.value);
+        if (v[i].b_star != MPB_BSTAR_UNKNOWN)
+            snprintf(bstar, sizeof bstar, v[i].b_star == MPB_BSTAR_NONE ? "none" : "%d", v[i].b_star);
+        printf("%-44s %-5c %-9s %-9s %-9s %-13s %-5s %-4s %-12s %-12s %-9s %.2f/%.2f/%.2f\n", name,
+               v[i].grade, a, b, c, mpb_test1_class_name(v[i].test1_class),
+               mpb_test2_class_name(v[i].test2_class), bstar, mpb_test3_class_name(v[i].test3_class),
+               mpb_special_class_name(v[i].special_class), mpb_inner_class_name(v[i].inner_class),
+               v[i].slope[0], v[i].slope[1], v[i].slope[2]);
+    }
+    for (int i = 0; i < n; i++) {
+        printf("\n%s (%lld cases, %lld ok, %lld graded):\n", cfgs[i].scheme->name, (long long)v[i].cases,
+               (long long)v[i].cases_ok, (long long)v[i].cases_graded);
+        if (v[i].grade_note[0])
+            printf("  grade: %s\n", v[i].grade_note);
+        printf("  worst rho_A: mpbench run %s\n  worst rho_B: mpbench run %s\n  worst rho_C: mpbench run %s\n",
+               v[i].rho_a.where, v[i].rho_b.where, v[i].rho_c.where);
+        if (v[i].warnings[0])
+            printf("  warning: %s\n", v[i].warnings);
+        if (v[i].special_class == MPB_SPECIAL_FINITE_WRONG)
+            printf("  warning [special-finite]: %lld entries finite where native IEEE gives NaN/Inf\n",
+                   (long long)v[i].special_finite_wrong);
+    }
+}
+
+/* ---- the command ---- */
+
+static bool open_backend(const struct grade_args *g, struct mpb_cuda_env **env, int *exit_code)
+{
+    char why[512];
+    *env = NULL;
+    if (g->backend == MPB_BACKEND_HOST)
+        return true;
+    *env = mpb_cuda_open(0, why, sizeof why);
+    if (*env)
+        return true;
+    if (g->backend == MPB_BACKEND_CUDA) {
+        mpb_cli_error(CMD, "--backend cuda: no usable GPU: %s", why);
+        *exit_code = MPB_EXIT_NOTHING_RAN;
+        return false;
+    }
+    fprintf(stderr, "mpbench grade: note [backend-host]: no usable GPU (%s); grading the host models "
+                    "(say --backend host to silence this)\n", why);
+    return true;
+}
+
+static void make_run_id(char *buf, size_t len)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    uint64_t salt = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+    snprintf(buf, len, "%s-%06x", stamp, (unsigned)(mpb_hash_bytes(&salt, sizeof salt) & 0xffffff));
+}
+
+static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const struct mpb_grade_config *cfgs,
+                     int n_cfgs, struct mpb_verdict *verdicts)
+{
+    bool cuda = env != NULL;
+    struct mpb_grade_shape shapes[MAX_SHAPES];
+    int n_shapes = build_shapes(g, cuda, shapes);
+    struct mpb_runner runner = {.impl = cuda ? MPB_IMPL_CUDA : MPB_IMPL_HOST, .env = env,
+                                .warmup = cuda ? 1 : 0, .reps = 1, .keep_data = true};
+    char run_id[48], why[512];
+    make_run_id(run_id, sizeof run_id);
+    struct case_sink sink = {.csv_path = g->cases_path,
+                             .show = g->progress == MPB_PROGRESS_ALWAYS ||
+                                     (g->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO)),
+                             .ctx = {.run_id = run_id, .dev = cuda ? mpb_cuda_device(env) : NULL,
+                                     .warmup = runner.warmup, .reps = runner.reps, .ref = "mpfr"}};
+    FILE *vf = NULL;
+    int exit_code = MPB_EXIT_OK;
+    if (g->cases_path && !(sink.csv = mpb_csv_open(g->cases_path, false, why, sizeof why))) {
+        mpb_cli_error(CMD, "--cases-csv %s: %s", g->cases_path, why);
+        return MPB_EXIT_USAGE;
+    }
+    if (g->csv_path && !(vf = fopen(g->csv_path, "w"))) {
+        mpb_cli_error(CMD, "--csv %s: cannot open it for writing: %m", g->csv_path);
+        exit_code = MPB_EXIT_USAGE;
+        goto done;
+    }
+    if (vf && (fputs(verdict_columns, vf) < 0 || fflush(vf) != 0)) {
+        mpb_cli_error(CMD, "--csv %s: write failed: %m", g->csv_path);
+        exit_code = MPB_EXIT_RUNTIME;
+        goto done;
+    }
+    struct mpb_grade_options opt = {.shapes = shapes, .n_shapes = n_shapes, .seeds = (int)g->seeds,
+                                    .ref_samples = g->ref_samples, .runner = &runner, .on_case = on_case,
+                                    .ctx = &sink};
+    for (int i = 0; i < n_cfgs && !sink.io_failed; i++) {
+        char params[256];
+        config_params(&cfgs[i], params, sizeof params);
+        fprintf(stderr, "mpbench grade: %s %s (%d of %d): %d shapes x %ld seeds on %s\n", cfgs[i].scheme->name,
+                params, i + 1, n_cfgs, n_shapes, g->seeds, mpb_impl_name(runner.impl));
+        if (!mpb_grade_run(&cfgs[i], &opt, &verdicts[i], why, sizeof why)) {
+            mpb_cli_error(CMD, "%s", why);
+            exit_code = MPB_EXIT_RUNTIME;
+            goto done;
+        }
+        if (verdicts[i].inconsistency[0])
+            fprintf(stderr, "mpbench grade: HARNESS INCONSISTENCY [grade-inconsistent] %s %s: %s. The "
+                    "grader or the reference is wrong; report it with the cases CSV\n",
+                    cfgs[i].scheme->name, params, verdicts[i].inconsistency);
+        if (vf) {
+            verdict_csv_row(vf, &cfgs[i], mpb_impl_name(runner.impl), &verdicts[i]);
+            if (fflush(vf) != 0) {
+                mpb_cli_error(CMD, "--csv %s: write failed: %m", g->csv_path);
+                exit_code = MPB_EXIT_RUNTIME;
+                goto done;
+            }
+        }
+    }
+    print_table(cfgs, verdicts, n_cfgs);
+    exit_code = sink.io_failed ? MPB_EXIT_RUNTIME : mpb_grade_exit_code(verdicts, n_cfgs);
+done:
+    if (vf && fclose(vf) != 0 && exit_code == MPB_EXIT_OK)
+        exit_code = MPB_EXIT_RUNTIME;
+    if (sink.csv && !mpb_csv_close(sink.csv) && exit_code == MPB_EXIT_OK)
+        exit_code = MPB_EXIT_RUNTIME;
+    return exit_code;
+}
+
+static void free_args(struct grade_args *g)
+{
+    for (int s = 0; s < g->n_schemes; s++)
+        for (int p = 0; p < MPB_MAX_PARAMS; p++)
+            free(g->schemes[s].values[p]);
+    free(g->schemes);
+    free(g->sizes);
+}
+
+int mpb_cmd_grade(int argc, char **argv)
+{
+    struct grade_args g;
+    enum mpb_parse_result parsed = parse_args(argc, argv, &g);
+    int exit_code = MPB_EXIT_OK;
+    if (parsed == MPB_PARSE_HELP) {
+        help();
+    } else if (parsed == MPB_PARSE_ERROR) {
+        exit_code = MPB_EXIT_USAGE;
+    } else {
+        static struct mpb_grade_config cfgs[MAX_CONFIGS];
+        static struct mpb_verdict verdicts[MAX_CONFIGS];
+        int n_cfgs = build_configs(&g, cfgs, MAX_CONFIGS);
+        struct mpb_cuda_env *env = NULL;
+        if (n_cfgs < 0)
+            exit_code = MPB_EXIT_USAGE;
+        else if (open_backend(&g, &env, &exit_code))
+            exit_code = grade_all(&g, env, cfgs, n_cfgs, verdicts);
+        if (env)
+            mpb_cuda_close(env);
+    }
+    free_args(&g);
+    return exit_code;
+}

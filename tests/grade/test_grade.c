@@ -1,0 +1,153 @@
+/* The grader on schemes whose verdict is known by construction
+ * (grade_doubles.h), on the host backend at small sizes:
+ *  - a naive fp64 GEMM earns A, Test 1 conventional, Test 2 float, the
+ *    inner-scaling bits of randn, native special values;
+ *  - one-level Strassen earns C and Test 1 finds it Strassen-like;
+ *  - W-bit fixed point is Test 2 fixed, never A, and its b* moves by
+ *    (W2 − W1)/2 between two budgets (grading.md: it fails near 2b + 53 > W);
+ *  - the verdict rules on hand-made observations: a harness inconsistency
+ *    gives exit 1, C is kept only for a Strassen-like configuration. */
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../check.h"
+#include "grade.h"
+#include "grade_doubles.h"
+#include "status.h"
+
+static const struct mpb_grade_shape shapes[] = {{16, 16, 16}, {33, 33, 33}, {64, 64, 64}, {24, 5, 40}};
+
+static void grade(const struct mpb_scheme *s, double param, struct mpb_verdict *v)
+{
+    struct mpb_runner runner = {.impl = MPB_IMPL_HOST, .warmup = 0, .reps = 1, .keep_data = true};
+    struct mpb_grade_options opt = {.shapes = shapes, .n_shapes = (int)(sizeof shapes / sizeof *shapes),
+                                    .seeds = 2, .ref_samples = 4096, .runner = &runner};
+    struct mpb_grade_config cfg = {.scheme = s, .params = {param}};
+    char why[256];
+    CHECK(mpb_grade_run(&cfg, &opt, v, why, sizeof why), "%s: %s", s->name, why);
+    printf("%-16s w=%-4g grade %c (bounds %c) rhoA/k %.3g rhoB/k %.3g rhoC/k^c %.3g test1 %s test2 %s "
+           "b* %d (k=%lld) test3 %s special %s inner %s, %lld cases, %lld ok%s%s\n",
+           s->name, param, v->grade, v->bound_grade, v->rho_a.value, v->rho_b.value, v->rho_c.value,
+           mpb_test1_class_name(v->test1_class), mpb_test2_class_name(v->test2_class), v->b_star,
+           (long long)v->b_star_k, mpb_test3_class_name(v->test3_class), mpb_special_class_name(v->special_class),
+           mpb_inner_class_name(v->inner_class), (long long)v->cases, (long long)v->cases_ok,
+           v->inconsistency[0] ? "; INCONSISTENT: " : "", v->inconsistency);
+    CHECK(v->cases > 0 && v->cases_ok == v->cases, "%s: %lld of %lld cases ok", s->name,
+          (long long)v->cases_ok, (long long)v->cases);
+}
+
+static void test_naive(void)
+{
+    struct mpb_verdict v;
+    grade(&mpb_double_naive, 0, &v);
+    CHECK(v.grade == 'A', "naive: grade %c, worst rho_A at %s", v.grade, v.rho_a.where);
+    CHECK(v.rho_a.value <= 1, "naive: rho_A/k = %g above the rigorous k*u bound", v.rho_a.value);
+    CHECK(v.test1_class == MPB_T1_CONVENTIONAL, "naive: test1 %s", mpb_test1_class_name(v.test1_class));
+    CHECK(v.test2_class == MPB_T2_FLOAT, "naive: test2 %s at %s", mpb_test2_class_name(v.test2_class), v.test2.where);
+    CHECK(v.test3_class == MPB_T3_FLOAT, "naive: test3 %s at %s", mpb_test3_class_name(v.test3_class), v.test3.where);
+    CHECK(v.inner_class == MPB_INNER_INVARIANT, "naive: inner %s", mpb_inner_class_name(v.inner_class));
+    CHECK(v.special_class == MPB_SPECIAL_NATIVE && v.special_entries > 0, "naive: special %s on %lld entries",
+          mpb_special_class_name(v.special_class), (long long)v.special_entries);
+    CHECK(v.b_star >= 0, "naive: b* %d: a float GEMM passes Test 2 at b_max", v.b_star);
+    CHECK(mpb_grade_exit_code(&v, 1) == MPB_EXIT_OK, "naive: exit %d", mpb_grade_exit_code(&v, 1));
+}
+
+static void test_strassen(void)
+{
+    struct mpb_verdict v;
+    grade(&mpb_double_strassen, 0, &v);
+    CHECK(v.grade == 'C', "strassen: grade %c (bounds %c), worst rho_C at %s", v.grade, v.bound_grade, v.rho_c.where);
+    CHECK(v.test1_class == MPB_T1_STRASSEN, "strassen: test1 %s", mpb_test1_class_name(v.test1_class));
+    CHECK(!v.inconsistency[0], "strassen: %s", v.inconsistency);
+}
+
+static int fixed(double w)
+{
+    struct mpb_verdict v;
+    grade(&mpb_double_fixed, w, &v);
+    CHECK(v.test2_class == MPB_T2_FIXED, "fixed w=%g: test2 %s", w, mpb_test2_class_name(v.test2_class));
+    CHECK(v.grade != 'A' && v.grade != '-', "fixed w=%g: grade %c", w, v.grade);
+    CHECK(v.test1_class == MPB_T1_CONVENTIONAL, "fixed w=%g: test1 %s", w, mpb_test1_class_name(v.test1_class));
+    CHECK(!v.inconsistency[0], "fixed w=%g: %s", w, v.inconsistency);
+    CHECK(v.b_star >= 0, "fixed w=%g: b* %d", w, v.b_star);
+    return v.b_star;
+}
+
+/* Test 2's pass line is 10·k·u, so a W-bit scheme passes a little beyond
+ * 2b = W − 53: by ½·log2(10k·(error growth)) ≤ 5 binades at k ≤ 64. The
+ * difference between two budgets cancels that term. */
+static void test_fixed(void)
+{
+    int b53 = fixed(53), b93 = fixed(93);
+    CHECK(b53 <= 5, "fixed w=53: b* = %d, expected about 0 (at most 5 from the 10*k*u slack)", b53);
+    CHECK(abs((b93 - b53) - 20) <= 2, "fixed: b*(93) - b*(53) = %d - %d, expected (93 - 53)/2 = 20 +- 2", b93, b53);
+}
+
+static void fake_case(struct mpb_verdict *v, char grade_letter, double rho_a)
+{
+    struct mpb_metrics m = {.rho_a_max = rho_a, .rho_b_max = rho_a, .rho_c_max = rho_a, .grade = {grade_letter, 0}};
+    mpb_verdict_add_status(v, MPB_STATUS_OK);
+    mpb_verdict_add_metrics(v, "-s fake", 64, &m);
+}
+
+/* Observations that no honest scheme can produce together: only a harness
+ * bug (reference, grader) could report them. */
+static void test_inconsistency(void)
+{
+    struct mpb_verdict v;
+    mpb_verdict_init(&v);
+    fake_case(&v, 'A', 1);
+    mpb_verdict_add_test2(&v, "-s fake -g test2", 64, 0x1p-53, 1e-3);
+    mpb_verdict_settle(&v);
+    CHECK(v.grade == 'A' && v.test2_class == MPB_T2_FIXED && v.inconsistency[0], "fixed yet A not flagged");
+    CHECK(mpb_grade_exit_code(&v, 1) == MPB_EXIT_INCORRECT, "fixed yet A: exit %d", mpb_grade_exit_code(&v, 1));
+
+    mpb_verdict_init(&v);
+    fake_case(&v, 'B', 1000);
+    mpb_verdict_add_test1(&v, "-s fake -g test1b", 3);
+    mpb_verdict_settle(&v);
+    CHECK(v.inconsistency[0] && mpb_grade_exit_code(&v, 1) == MPB_EXIT_INCORRECT, "Strassen-like yet B not flagged");
+
+    mpb_verdict_init(&v);
+    fake_case(&v, 'A', 1);
+    mpb_verdict_add_test2(&v, "-s fake -g test2", 64, 0x1p-53, 1e-15);
+    mpb_verdict_settle(&v);
+    CHECK(!v.inconsistency[0] && mpb_grade_exit_code(&v, 1) == MPB_EXIT_OK, "float A flagged: %s", v.inconsistency);
+}
+
+/* C is the Strassen bound: kept for a Strassen-like configuration, F for
+ * a conventional one (README "mpbench grade"). */
+static void test_c_rule(void)
+{
+    struct mpb_verdict v;
+    mpb_verdict_init(&v);
+    fake_case(&v, 'C', 1e6);
+    mpb_verdict_add_test1(&v, "-s fake -g test1a", 0);
+    mpb_verdict_settle(&v);
+    CHECK(v.bound_grade == 'C' && v.grade == 'F', "conventional C: grade %c", v.grade);
+
+    mpb_verdict_init(&v);
+    fake_case(&v, 'C', 1e6);
+    fake_case(&v, 'A', 1);
+    mpb_verdict_add_test1(&v, "-s fake -g test1a", 5);
+    mpb_verdict_settle(&v);
+    CHECK(v.grade == 'C' && !v.inconsistency[0], "Strassen-like C: grade %c %s", v.grade, v.inconsistency);
+
+    mpb_verdict_init(&v);
+    mpb_verdict_add_status(&v, MPB_STATUS_NOT_SUPPORTED);
+    mpb_verdict_settle(&v);
+    CHECK(v.grade == '-' && mpb_grade_exit_code(&v, 1) == MPB_EXIT_NOTHING_RAN, "nothing ran: exit %d",
+          mpb_grade_exit_code(&v, 1));
+}
+
+int main(void)
+{
+    test_inconsistency();
+    test_c_rule();
+    test_naive();
+    test_strassen();
+    test_fixed();
+    return check_report("test_grade");
+}
