@@ -7,6 +7,7 @@
 
 #include "cublas_emu/cublas_emu.h"
 #include "native/native.h"
+#include "ozaki1/ozaki1.h"
 
 static const struct mpb_scheme dgemm = {
     .name = "dgemm", .family = "native", .target = MPB_TARGET_FP64, .version = 1,
@@ -53,8 +54,38 @@ static const struct mpb_scheme cublas_bf16x9 = {
     .check = mpb_cublas_bf16x9_check, .cuda = &mpb_cublas_bf16x9_cuda, .bound = mpb_sgemm_bound,
 };
 
+static const struct mpb_scheme ozaki1_fp16 = {
+    .name = "ozaki1_fp16", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 1,
+    .help = "Ozaki scheme I on FP16 tensor cores (DGEMM-TC, Mukunoki et al. 2020): error-free "
+            "FP16 digits, exact FP32 slice products, FP64 (dp) or correctly rounded (cr) sum",
+    .params = mpb_ozaki1_fp16_params, .n_params = MPB_OZ16_N_PARAMS,
+    .check = mpb_ozaki1_fp16_check, .cuda = &mpb_ozaki1_fp16_cuda,
+    .run_host = mpb_ozaki1_fp16_host, .bound = mpb_ozaki1_fp16_bound,
+    .bitwise_host_device = true,
+};
+
+static const struct mpb_scheme ozaki1_fp16_sp = {
+    .name = "ozaki1_fp16_sp", .family = "ozaki1", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "ozaki1_fp16 in SP-mode (SGEMM-TC): FP32 data, same digits and sums",
+    .params = mpb_ozaki1_fp16_params, .n_params = MPB_OZ16_N_PARAMS,
+    .check = mpb_ozaki1_fp16_check, .cuda = &mpb_ozaki1_fp16_cuda,
+    .run_host = mpb_ozaki1_fp16_host, .bound = mpb_ozaki1_fp16_sp_bound,
+    .bitwise_host_device = true,
+};
+
+static const struct mpb_scheme ozaki1_int8 = {
+    .name = "ozaki1_int8", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 1,
+    .help = "Ozaki scheme I on INT8 tensor cores (ozIMMU, Ootomo, Ozaki, Yokota 2024): 7-bit "
+            "digits per row/column scale, exact INT8->INT32 GEMMs, FP64 or exact grouped sum",
+    .params = mpb_ozaki1_int8_params, .n_params = MPB_OZ8_N_PARAMS,
+    .check = mpb_ozaki1_int8_check, .cuda = &mpb_ozaki1_int8_cuda,
+    .run_host = mpb_ozaki1_int8_host, .bound = mpb_ozaki1_int8_bound,
+    .bitwise_host_device = true,
+};
+
 const struct mpb_scheme *const mpb_schemes[] = {
     &dgemm, &sgemm, &tf32, &fp16, &bf16, &cublas_fp64emu, &cublas_bf16x9,
+    &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
 };
 const int mpb_n_schemes = (int)(sizeof mpb_schemes / sizeof mpb_schemes[0]);
 

@@ -1,0 +1,178 @@
+/* Host models of ozaki1_fp16 / ozaki1_int8 (kernels/ozaki1):
+ *  - digit slicing: exact round trip and digit ranges (INT8 fits int8, FP16
+ *    digits are FP16 integers);
+ *  - cr mode: every entry equal to MPFR's correctly rounded value, fp64 and
+ *    fp32, on phi 0.5..4 and Test 2;
+ *  - dp mode: err_fro_rel within 4x of the dgemm host model on phi 0.1, 1, 2;
+ *  - int8: fixed point by Test 2 (fails at wide b, passes at b = 0). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "generators.h"
+#include "native/native.h"
+#include "ozaki1/ozaki1.h"
+#include "reference.h"
+
+static uint64_t rng_state = 0x243F6A8885A308D3u;
+static uint64_t rng_next(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return rng_state * 0x2545F4914F6CDD1Du;
+}
+
+static void check_digits(int format, int64_t k)
+{
+    int beta = mpb_ozaki1_beta(format, k);
+    for (int t = 0; t < 20000; t++) {
+        double x = ldexp((double)(int64_t)(rng_next() >> 11) * 0x1p-52 - 1.0, (int)(rng_next() % 200) - 100);
+        int e = mpb_ozaki1_need_exp(x, format);
+        int32_t d[MPB_OZAKI1_MAX_DIGITS];
+        int s = (53 + beta) / beta + 1;
+        double r = mpb_ozaki1_digits(x, e, beta, s, d);
+        CHECK(r == 0.0, "format %d: %a not exact after %d digits", format, x, s);
+        long double back = 0;
+        for (int p = s; p >= 1; p--) {
+            back += ldexpl((long double)d[p - 1], e - p * beta);
+            int64_t lim = mpb_ozaki1_digit_max(format, beta, p);
+            CHECK(llabs(d[p - 1]) <= lim, "digit %d of %a is %d > %lld", p, x, d[p - 1], (long long)lim);
+            if (format == MPB_OZAKI1_FP16)
+                CHECK(lim <= 2048, "FP16 digit bound %lld not an FP16 integer", (long long)lim);
+        }
+        CHECK(back == (long double)x, "format %d: digits of %a sum to %La", format, x, back);
+    }
+    if (format == MPB_OZAKI1_INT8)
+        CHECK(mpb_ozaki1_digit_max(format, beta, 1) == 127, "int8 leading digit range");
+    else
+        CHECK(k * (mpb_ozaki1_digit_max(format, beta, 1) << beta) <= (INT64_C(1) << 24),
+              "FP16 slice products of k=%lld could round in FP32", (long long)k);
+}
+
+/* Run one scheme's host model on a generated case; returns C (malloc'd). */
+static void *run_case(const char *scheme, const char *const *kv, const char *gen, double gp,
+                      int64_t n, void **a, void **b)
+{
+    const struct mpb_scheme *s = mpb_scheme_find(scheme);
+    double params[MPB_MAX_PARAMS], gpar[MPB_MAX_PARAMS];
+    mpb_param_defaults(s->params, s->n_params, params);
+    for (; kv && kv[0]; kv += 2) {
+        char why[128];
+        int i = mpb_param_find(s->params, s->n_params, kv[0]);
+        CHECK(i >= 0 && mpb_param_parse(&s->params[i], kv[1], &params[i], why, sizeof why), "%s", kv[0]);
+    }
+    const struct mpb_generator *g = mpb_generator_find(gen);
+    mpb_param_defaults(g->params, g->n_params, gpar);
+    if (g->n_params && !isnan(gp))
+        gpar[0] = gp;
+    char why[256];
+    if (g->resolve)
+        g->resolve(gpar, s->target, n, n, n, why, sizeof why);
+    struct mpb_gen_config cfg;
+    mpb_gen_config_init(&cfg, g, gpar, s->target, n, n, n, 3);
+    size_t es = mpb_target_size(s->target);
+    *a = malloc(es * (size_t)(n * n));
+    *b = malloc(es * (size_t)(n * n));
+    void *c = malloc(es * (size_t)(n * n));
+    mpb_gen_fill_host(&cfg, MPB_OPERAND_A, *a);
+    mpb_gen_fill_host(&cfg, MPB_OPERAND_B, *b);
+    struct mpb_gemm gm = {.m = n, .n = n, .k = n, .target = s->target, .a = *a, .b = *b, .c = c};
+    struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
+    CHECK(s->run_host(&gm, params, &info) == MPB_STATUS_OK, "%s: %s", scheme, info.note);
+    CHECK(info.note[0] == 0, "%s %s: %s", scheme, gen, info.note);
+    return c;
+}
+
+static struct mpb_ref_value *reference(enum mpb_target t, int64_t n, const void *a, const void *b)
+{
+    struct mpb_gemm g = {.m = n, .n = n, .k = n, .target = t, .a = a, .b = b};
+    struct mpb_ref_entry *e = malloc(sizeof *e * (size_t)(n * n));
+    struct mpb_ref_value *v = malloc(sizeof *v * (size_t)(n * n));
+    for (int64_t p = 0; p < n * n; p++)
+        e[p] = (struct mpb_ref_entry){.i = p % n, .j = p / n};
+    CHECK(mpb_ref_mpfr(&g, e, n * n, 0, v), "MPFR reference");
+    free(e);
+    return v;
+}
+
+static void check_cr(const char *scheme, const char *gen, double gp, int64_t n)
+{
+    static const char *const kv[] = {"mode", "cr", NULL};
+    void *a, *b;
+    void *c = run_case(scheme, kv, gen, gp, n, &a, &b);
+    enum mpb_target t = mpb_scheme_find(scheme)->target;
+    struct mpb_ref_value *v = reference(t, n, a, b);
+    int bad = 0;
+    for (int64_t p = 0; p < n * n; p++) {
+        double got = t == MPB_TARGET_FP64 ? ((double *)c)[p] : ((float *)c)[p];
+        if (got != v[p].rounded && bad++ < 3)
+            CHECK(0, "%s cr %s(%g) n=%lld entry %lld: %a, correctly rounded %a", scheme, gen, gp,
+                  (long long)n, (long long)p, got, v[p].rounded);
+    }
+    free(a), free(b), free(c), free(v);
+}
+
+static double err_fro(enum mpb_target t, int64_t n, const void *c, const struct mpb_ref_value *v)
+{
+    long double num = 0, den = 0;
+    for (int64_t p = 0; p < n * n; p++) {
+        long double x = t == MPB_TARGET_FP64 ? ((double *)c)[p] : ((float *)c)[p];
+        long double d = x - v[p].hi - v[p].lo, r = (long double)v[p].hi + v[p].lo;
+        num += d * d;
+        den += r * r;
+    }
+    return (double)sqrtl(num / den);
+}
+
+static void check_dp(double phi, int64_t n)
+{
+    void *a, *b, *a2, *b2;
+    void *c = run_case("ozaki1_fp16", NULL, "phi", phi, n, &a, &b);
+    void *cd = run_case("dgemm", NULL, "phi", phi, n, &a2, &b2);
+    struct mpb_ref_value *v = reference(MPB_TARGET_FP64, n, a, b);
+    double e_oz = err_fro(MPB_TARGET_FP64, n, c, v), e_d = err_fro(MPB_TARGET_FP64, n, cd, v);
+    CHECK(e_oz <= 4 * e_d, "dp phi=%g n=%lld: err_fro %g > 4x dgemm %g", phi, (long long)n, e_oz, e_d);
+    free(a), free(b), free(c), free(a2), free(b2), free(cd), free(v);
+}
+
+/* Test 2: fixed point fails 10·n·u once 2b + 53 exceeds its bits. */
+static double int8_test2_err(double bexp, int64_t n)
+{
+    static const char *const kv[] = {"slices", "8", NULL};
+    void *a, *b;
+    void *c = run_case("ozaki1_int8", kv, "test2", bexp, n, &a, &b);
+    struct mpb_ref_value *v = reference(MPB_TARGET_FP64, n, a, b);
+    double worst = 0;
+    for (int64_t i = 0; i < n; i++) {
+        int64_t p = i + i * n;
+        double r = fabs((((double *)c)[p] - v[p].hi) / v[p].hi);
+        worst = r > worst ? r : worst;
+    }
+    free(a), free(b), free(c), free(v);
+    return worst;
+}
+
+int main(void)
+{
+    check_digits(MPB_OZAKI1_INT8, 100);
+    for (int64_t k = 1; k <= (INT64_C(1) << 22); k *= 8)
+        check_digits(MPB_OZAKI1_FP16, k);
+    static const double phis[] = {0.5, 1, 2, 4};
+    for (int i = 0; i < 4; i++) {
+        check_cr("ozaki1_fp16", "phi", phis[i], 40);
+        check_cr("ozaki1_fp16_sp", "phi", phis[i], 33);
+    }
+    check_cr("ozaki1_fp16", "test2", NAN, 16);
+    check_cr("ozaki1_fp16", "test2", 40, 24);
+    check_cr("ozaki1_fp16_sp", "test2", NAN, 24);
+    check_dp(0.1, 64);
+    check_dp(1, 64);
+    check_dp(2, 64);
+    double n = 32, tol = 10 * n * 0x1p-53;
+    double e0 = int8_test2_err(0, 32), e20 = int8_test2_err(20, 32);
+    CHECK(e0 <= tol, "int8 test2 b=0: %g > 10nu", e0);
+    CHECK(e20 > tol, "int8 test2 b=20 passes (%g): not fixed point?", e20);
+    return check_report("test_ozaki1_host");
+}
