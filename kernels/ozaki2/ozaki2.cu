@@ -154,7 +154,7 @@ static __device__ void write_residues(double x, int n_moduli, int8_t *out, size_
     for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
         if (t >= n_moduli)
             break;
-        out[(size_t)t * stride] = (int8_t)mpb_oz2_residue(x, mpb_oz2_modulus(t));
+        out[(size_t)t * stride] = (int8_t)mpb_oz2_residue(x, t);
     }
 }
 

@@ -167,9 +167,9 @@ MPB_HD int mpb_oz2_floor_half(int v)
 
 /* Scaling exponents. Both modes return mu with, for every j,
  * 2^(mu_i+nu_j)·(|A||B|)_ij < 2^L, when the column side uses the same rule.
- * Capped so that |a·2^mu| < 2^53: above that the scaled value is already an
- * integer (no truncation), so the cap costs no accuracy and keeps every
- * value an exact fp64 integer for the residue step.
+ * Capped so that |a·2^mu| < 2^104 (two fp64 limbs in mpb_oz2_residue): the
+ * cap truncates below 2^-104 of the row maximum, far below any target's
+ * precision, and only when more than 13 moduli are used.
  *
  * mode=fast (Cauchy–Schwarz): (|A||B|)_ij ≤ ‖a_i‖₂‖b_j‖₂, and with
  * S = sum_l ceil(|a_il|·2^(15−e))², ‖a_i‖₂ ≤ 2^(e−15)·√S < 2^(e−15+bitlen(S)/2).
@@ -177,7 +177,7 @@ MPB_HD int mpb_oz2_floor_half(int v)
 MPB_HD int mpb_oz2_scale_fast(int e, uint64_t sumsq, int budget)
 {
     int mu = mpb_oz2_floor_half(budget - 2 * (e - MPB_OZ2_NORM_DIGIT_BITS) - mpb_oz2_bitlen(sumsq));
-    return mu < 53 - e ? mu : 53 - e;
+    return mu < 104 - e ? mu : 104 - e;
 }
 
 /* mode=accurate (the paper's extra INT8 GEMM of leading bits): digits
@@ -190,10 +190,10 @@ MPB_HD int mpb_oz2_scale_fast(int e, uint64_t sumsq, int budget)
 MPB_HD int mpb_oz2_scale_accurate(int e, uint32_t umax, int budget)
 {
     int mu = mpb_oz2_floor_half(budget - mpb_oz2_bitlen(umax)) - (e - MPB_OZ2_BOUND_DIGIT_BITS);
-    return mu < 53 - e ? mu : 53 - e;
+    return mu < 104 - e ? mu : 104 - e;
 }
 
-/* trunc(x·2^mu): an integer of magnitude < 2^53, exact in fp64 (ldexp is
+/* trunc(x·2^mu): an integer of magnitude < 2^104, exact in fp64 (ldexp is
  * exact unless the result is subnormal, and then it is < 1 and truncates
  * to 0 either way). */
 MPB_HD double mpb_oz2_scaled_int(double x, int mu)
@@ -201,12 +201,12 @@ MPB_HD double mpb_oz2_scaled_int(double x, int mu)
     return trunc(ldexp(x, mu));
 }
 
-/* The symmetric residue of an integer-valued x (|x| < 2^53) modulo m:
+/* The symmetric residue of an integer-valued x, |x| < 2^53, modulo m:
  * [−128, 127] for m = 256, [−(m−1)/2, (m−1)/2] for odd m. q = rint(x/m)
  * computed in fp64 is within 1 of the true nearest quotient (relative error
  * ≤ 2^-52 on a quotient < 2^53/173), and x − q·m is an integer of magnitude
  * < 2m, so the fma computes it exactly; one correction by ±m lands it. */
-MPB_HD int mpb_oz2_residue(double x, int m)
+MPB_HD int mpb_oz2_residue_small(double x, int m)
 {
     double q = rint(x * (1.0 / m));
     int r = (int)fma(-q, (double)m, x);
@@ -216,6 +216,49 @@ MPB_HD int mpb_oz2_residue(double x, int m)
     if (r < lo)
         r += m;
     return r;
+}
+
+/* Symmetric residue of 2^52 modulo the t-th modulus (checked against exact
+ * arithmetic in tests/kernels/test_ozaki2.c). */
+MPB_HD int mpb_oz2_pow2_52_residue(int t)
+{
+    switch (t) {
+    case 0: return 0;
+    case 1: return 16;
+    case 2: return 26;
+    case 3: return 4;
+    case 4: return 81;
+    case 5: return 16;
+    case 6: return 48;
+    case 7: return -91;
+    case 8: return 104;
+    case 9: return -35;
+    case 10: return -13;
+    case 11: return -89;
+    case 12: return 59;
+    case 13: return 80;
+    case 14: return 85;
+    case 15: return -16;
+    case 16: return 43;
+    case 17: return -79;
+    case 18: return -40;
+    default: return -41;
+    }
+}
+
+/* Symmetric residue of an integer-valued x, |x| < 2^104, modulo the t-th
+ * modulus: below 2^53 directly; above, x = h·2^52 + l with h = trunc(x/2^52)
+ * and l = x − h·2^52 (both exact, |h|, |l| < 2^52), and
+ * x ≡ res(h)·res(2^52) + l, an integer below 2^52 + 2^14 < 2^53. */
+MPB_HD int mpb_oz2_residue(double x, int t)
+{
+    int m = mpb_oz2_modulus(t);
+    if (fabs(x) < 0x1p53)
+        return mpb_oz2_residue_small(x, m);
+    double h = trunc(ldexp(x, -52));
+    double l = x - ldexp(h, 52);
+    double v = (double)(mpb_oz2_residue_small(h, m) * mpb_oz2_pow2_52_residue(t)) + l;
+    return mpb_oz2_residue_small(v, m);
 }
 
 /* w_t = (c·y_t) mod m_t in [0, m_t) for the INT32 GEMM output c ≡ X mod m_t:

@@ -94,7 +94,7 @@ static void residues(const struct operand *o, const int *mu, int n_moduli, int8_
             double x = mu[v] == MPB_OZ2_NONFINITE ? 0 : mpb_oz2_scaled_int(op_elem(o, v, l), mu[v]);
             for (int t = 0; t < n_moduli; t++)
                 r[((size_t)t * (size_t)o->vecs + (size_t)v) * (size_t)o->k + (size_t)l] =
-                    (int8_t)mpb_oz2_residue(x, mpb_oz2_modulus(t));
+                    (int8_t)mpb_oz2_residue(x, t);
         }
 }
 
