@@ -8,6 +8,7 @@
 #include "cublas_emu/cublas_emu.h"
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
+#include "ozaki2/ozaki2.h"
 
 static const struct mpb_scheme dgemm = {
     .name = "dgemm", .family = "native", .target = MPB_TARGET_FP64, .version = 1,
@@ -83,9 +84,27 @@ static const struct mpb_scheme ozaki1_int8 = {
     .bitwise_host_device = true,
 };
 
+static const struct mpb_scheme ozaki2_int8 = {
+    .name = "ozaki2_int8", .family = "ozaki2", .target = MPB_TARGET_FP64, .version = 1,
+    .help = "Ozaki scheme II: CRT over `moduli` INT8 GEMMs (Ozaki, Uchino, Imamura 2025); "
+            "slices = moduli; NaN/Inf in a row of A or column of B gives NaN there",
+    .params = mpb_ozaki2_int8_params, .n_params = MPB_OZ2_N_PARAMS, .check = mpb_oz2_check,
+    .cuda = &mpb_ozaki2_cuda, .run_host = mpb_ozaki2_host, .bound = mpb_ozaki2_bound,
+    .bitwise_host_device = true, .bound_rowcol = true,
+};
+
+static const struct mpb_scheme ozaki2_int8_sp = {
+    .name = "ozaki2_int8_sp", .family = "ozaki2", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "Ozaki scheme II for FP32 (as ozaki2_int8, fewer moduli); slices = moduli",
+    .params = mpb_ozaki2_int8_sp_params, .n_params = MPB_OZ2_N_PARAMS, .check = mpb_oz2_check,
+    .cuda = &mpb_ozaki2_cuda, .run_host = mpb_ozaki2_host, .bound = mpb_ozaki2_sp_bound,
+    .bitwise_host_device = true, .bound_rowcol = true,
+};
+
 const struct mpb_scheme *const mpb_schemes[] = {
     &dgemm, &sgemm, &tf32, &fp16, &bf16, &cublas_fp64emu, &cublas_bf16x9,
     &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
+    &ozaki2_int8, &ozaki2_int8_sp,
 };
 const int mpb_n_schemes = (int)(sizeof mpb_schemes / sizeof mpb_schemes[0]);
 

@@ -50,6 +50,10 @@ struct mpb_scheme {
      * selftest compares GPU and host within 2f when not bitwise. */
     double (*bound)(const double *params, int64_t k);
     bool bitwise_host_device;
+    /* bound() is row/column-wise instead: |Ĉ−C|_ij ≤ f·‖A(i,:)‖₂‖B(:,j)‖₂
+     * (fixed-point schemes such as Ozaki-II, whose error has no
+     * componentwise bound: an entry far below its row maximum truncates). */
+    bool bound_rowcol;
 };
 
 extern const struct mpb_scheme *const mpb_schemes[];

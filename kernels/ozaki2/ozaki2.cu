@@ -1,0 +1,454 @@
+/* CUDA backend of Ozaki scheme II (ozaki2_arith.h has the numerics).
+ *
+ * One call, all on the stream, no allocation and no host synchronisation:
+ *   split  row maxima of A / column maxima of B (NaN/Inf detected); the
+ *          scaling bound (fast: integer sums of squares; accurate: digits of
+ *          the leading bits and one INT8 GEMM, then its row/column maxima);
+ *          the scales; the int8 residues of every modulus in one pass over A
+ *          and one over B;
+ *   gemm   N INT8→INT32 GEMMs, one strided-batched cuBLAS call per block of
+ *          columns;
+ *   accum  one kernel: mod reduction, CRT and unscaling, reading the N INT32
+ *          outputs once and writing C once.
+ * Layout: cuBLAS's INT8 tensor-core GEMMs are fastest "TN": A's residues are
+ * stored k-contiguous per row (op(A) = T, lda = kp), B's k-contiguous per
+ * column (op(B) = N), k padded with zeros to kp, a multiple of 32. */
+#include "ozaki2.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../../src/cuda_check.h"
+
+struct oz2_state {
+    int n_moduli;
+    bool accurate;
+    int64_t kp, nblock;
+    struct mpb_oz2_crt tab;
+    int8_t *ra, *rb;                /* residues: N·m·kp and N·n·kp (slot 0: accurate mode's digits) */
+    int32_t *c32;                   /* N INT32 products, m·n each (slot 0: accurate mode's U) */
+    unsigned long long *amax, *bmax; /* |max| per row of A / column of B, as abs bits */
+    unsigned long long *asq, *bsq;  /* fast: integer sums of squares */
+    unsigned int *urow, *ucol;      /* accurate: row/column maxima of U */
+    int *mu, *nu;                   /* scales (MPB_OZ2_NONFINITE: NaN output) */
+};
+
+static const unsigned threads = 256;
+static const unsigned max_grid_y = 65535;
+
+static unsigned blocks_for(int64_t count, unsigned per_block)
+{
+    return (unsigned)((count + per_block - 1) / per_block);
+}
+
+static unsigned grid_y(int64_t count)
+{
+    return (unsigned)(count < max_grid_y ? count : max_grid_y);
+}
+
+/* Row statistics of A (column-major, so threads run along i): each thread
+ * folds a chunk of 64 columns into an atomic per row. Integer max and sum:
+ * the result does not depend on the order. */
+static const int64_t row_chunk = 64;
+
+template <typename T>
+static __global__ void oz2_row_max(const T *a, int64_t m, int64_t k, unsigned long long *amax)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    for (int64_t l0 = (int64_t)blockIdx.y * row_chunk; l0 < k; l0 += (int64_t)gridDim.y * row_chunk) {
+        unsigned long long mx = 0;
+        for (int64_t l = l0; l < l0 + row_chunk && l < k; l++) {
+            unsigned long long v = mpb_oz2_abs_bits((double)a[i + l * m]);
+            mx = v > mx ? v : mx;
+        }
+        atomicMax(&amax[i], mx);
+    }
+}
+
+template <typename T>
+static __global__ void oz2_row_sumsq(const T *a, int64_t m, int64_t k,
+                                     const unsigned long long *amax, unsigned long long *asq)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m || !mpb_oz2_abs_bits_finite(amax[i]))
+        return;
+    int e = mpb_oz2_exponent(amax[i]);
+    for (int64_t l0 = (int64_t)blockIdx.y * row_chunk; l0 < k; l0 += (int64_t)gridDim.y * row_chunk) {
+        unsigned long long s = 0;
+        for (int64_t l = l0; l < l0 + row_chunk && l < k; l++) {
+            long long d = mpb_oz2_digit_up((double)a[i + l * m], e, MPB_OZ2_NORM_DIGIT_BITS);
+            s += (unsigned long long)(d * d);
+        }
+        atomicAdd(&asq[i], s);
+    }
+}
+
+static __device__ unsigned long long warp_max(unsigned long long v)
+{
+    for (int off = 16; off; off >>= 1) {
+        unsigned long long o = __shfl_xor_sync(0xFFFFFFFFu, v, off);
+        v = o > v ? o : v;
+    }
+    return v;
+}
+
+static __device__ unsigned long long warp_sum(unsigned long long v)
+{
+    for (int off = 16; off; off >>= 1)
+        v += __shfl_xor_sync(0xFFFFFFFFu, v, off);
+    return v;
+}
+
+/* Column statistics of B (k-contiguous): one warp per column; the sum of
+ * squares (fast mode) in a second loop once the maximum is known. */
+template <typename T>
+static __global__ void oz2_col_stats(const T *b, int64_t k, int64_t n, bool sumsq,
+                                     unsigned long long *bmax, unsigned long long *bsq)
+{
+    int lane = threadIdx.x & 31;
+    int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (j >= n)
+        return;
+    const T *col = b + j * k;
+    unsigned long long mx = 0;
+    for (int64_t l = lane; l < k; l += 32) {
+        unsigned long long v = mpb_oz2_abs_bits((double)col[l]);
+        mx = v > mx ? v : mx;
+    }
+    mx = warp_max(mx);
+    if (lane == 0)
+        bmax[j] = mx;
+    if (!sumsq || !mpb_oz2_abs_bits_finite(mx))
+        return;
+    int e = mpb_oz2_exponent(mx);
+    unsigned long long s = 0;
+    for (int64_t l = lane; l < k; l += 32) {
+        long long d = mpb_oz2_digit_up((double)col[l], e, MPB_OZ2_NORM_DIGIT_BITS);
+        s += (unsigned long long)(d * d);
+    }
+    s = warp_sum(s);
+    if (lane == 0)
+        bsq[j] = s;
+}
+
+/* What the split kernels write for one element: a leading-bits digit
+ * (accurate mode's bound GEMM) or the scaled, truncated integer whose
+ * residues are taken. 0 for padding and for non-finite rows/columns. */
+template <bool DIGITS>
+static __device__ double split_value(double x, unsigned long long max_bits, int mu)
+{
+    if (!mpb_oz2_abs_bits_finite(max_bits))
+        return 0;
+    if (DIGITS)
+        return (double)mpb_oz2_digit_up(x, mpb_oz2_exponent(max_bits), MPB_OZ2_BOUND_DIGIT_BITS);
+    return mpb_oz2_scaled_int(x, mu);
+}
+
+/* Residues of one integer-valued x for every modulus, written `stride`
+ * apart; unrolled so that each modulus is a compile-time constant. */
+static __device__ void write_residues(double x, int n_moduli, int8_t *out, size_t stride)
+{
+#pragma unroll
+    for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
+        if (t >= n_moduli)
+            break;
+        out[(size_t)t * stride] = (int8_t)mpb_oz2_residue(x, t);
+    }
+}
+
+/* A (m×k, column-major) to row-major int8 (i·kp + l): a 32×32 tile goes
+ * through shared memory so that reads run along i and writes along l. */
+template <typename T, bool DIGITS>
+static __global__ void oz2_split_a(const T *a, int64_t m, int64_t k, int64_t kp,
+                                   const unsigned long long *amax, const int *mu, int n_moduli,
+                                   int8_t *out)
+{
+    __shared__ double tile[32][33];
+    int64_t i0 = (int64_t)blockIdx.x * 32;
+    for (int64_t l0 = (int64_t)blockIdx.y * 32; l0 < kp; l0 += (int64_t)gridDim.y * 32) {
+        int64_t i = i0 + threadIdx.x;
+        for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+            int64_t l = l0 + r;
+            double v = 0;
+            if (i < m && l < k)
+                v = split_value<DIGITS>((double)a[i + l * m], amax[i], DIGITS ? 0 : mu[i]);
+            tile[r][threadIdx.x] = v;
+        }
+        __syncthreads();
+        for (int r = threadIdx.y; r < 32; r += blockDim.y) {
+            int64_t ii = i0 + r;
+            if (ii >= m)
+                continue;
+            double v = tile[threadIdx.x][r];
+            size_t p = (size_t)(ii * kp + l0 + threadIdx.x);
+            if (DIGITS)
+                out[p] = (int8_t)v;
+            else
+                write_residues(v, n_moduli, out + p, (size_t)(m * kp));
+        }
+        __syncthreads();
+    }
+}
+
+/* B (k×n, column-major) to int8 columns of length kp: same layout, no
+ * transpose; threads run along l. */
+template <typename T, bool DIGITS>
+static __global__ void oz2_split_b(const T *b, int64_t k, int64_t n, int64_t kp,
+                                   const unsigned long long *bmax, const int *nu, int n_moduli,
+                                   int8_t *out)
+{
+    int64_t l = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    for (int64_t j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; j < n;
+         j += (int64_t)gridDim.y * blockDim.y) {
+        double v = l < k ? split_value<DIGITS>((double)b[l + j * k], bmax[j], DIGITS ? 0 : nu[j]) : 0;
+        size_t p = (size_t)(j * kp + l);
+        if (DIGITS)
+            out[p] = (int8_t)v;
+        else
+            write_residues(v, n_moduli, out + p, (size_t)(n * kp));
+    }
+}
+
+/* Row and column maxima of U = Ā·B̄ (accurate mode): threads along i, each
+ * over 32 columns; columns reduced per warp. */
+static __global__ void oz2_u_max(const int32_t *u, int64_t m, int64_t n, unsigned int *urow,
+                                 unsigned int *ucol)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    for (int64_t j0 = (int64_t)blockIdx.y * 32; j0 < n; j0 += (int64_t)gridDim.y * 32) {
+        unsigned int rmax = 0;
+        for (int64_t j = j0; j < j0 + 32 && j < n; j++) {
+            unsigned int v = i < m ? (unsigned int)u[i + j * m] : 0u;
+            rmax = v > rmax ? v : rmax;
+            unsigned int c = (unsigned int)warp_max(v);
+            if ((threadIdx.x & 31) == 0 && c)
+                atomicMax(&ucol[j], c);
+        }
+        if (i < m && rmax)
+            atomicMax(&urow[i], rmax);
+    }
+}
+
+/* mu for the m rows of A, then nu for the n columns of B. */
+static __global__ void oz2_scales(int64_t m, int64_t n, bool accurate, int budget,
+                                  const unsigned long long *amax, const unsigned long long *bmax,
+                                  const unsigned long long *asq, const unsigned long long *bsq,
+                                  const unsigned int *urow, const unsigned int *ucol, int *mu,
+                                  int *nu)
+{
+    int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= m + n)
+        return;
+    bool row = v < m;
+    int64_t w = row ? v : v - m;
+    unsigned long long mx = row ? amax[w] : bmax[w];
+    int s = MPB_OZ2_NONFINITE;
+    if (mpb_oz2_abs_bits_finite(mx)) {
+        int e = mpb_oz2_exponent(mx);
+        s = accurate ? mpb_oz2_scale_accurate(e, row ? urow[w] : ucol[w], budget)
+                     : mpb_oz2_scale_fast(e, row ? asq[w] : bsq[w], budget);
+    }
+    (row ? mu : nu)[w] = s;
+}
+
+/* C from the N INT32 products: one pass, coalesced along i. */
+template <typename T>
+static __global__ void oz2_accum(const int32_t *c32, int64_t m, int64_t n,
+                                 const struct mpb_oz2_crt tab, const int *mu, const int *nu, T *c)
+{
+    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+        size_t p = (size_t)(i + j * m);
+        c[p] = (T)mpb_oz2_entry(c32 + p, (size_t)(m * n), &tab, mu[i], nu[j]);
+    }
+}
+
+/* batch INT8 GEMMs C_t = A_t^T·B_t (A_t kp×m, B_t kp×n, C_t m×n), one
+ * strided-batched call per block of nblock columns. */
+static enum mpb_status gemm_int8(struct mpb_cuda_env *env, const struct oz2_state *s, int64_t m,
+                                 int64_t n, const int8_t *a, const int8_t *b, int32_t *c, int batch)
+{
+    const int32_t one = 1, zero = 0;
+    for (int64_t j0 = 0; j0 < n; j0 += s->nblock) {
+        int64_t nb = n - j0 < s->nblock ? n - j0 : s->nblock;
+        MPB_CUBLAS_TRY(env, cublasGemmStridedBatchedEx(
+                                mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, (int)m, (int)nb, (int)s->kp,
+                                &one, a, CUDA_R_8I, (int)s->kp, (long long)(m * s->kp), b + j0 * s->kp,
+                                CUDA_R_8I, (int)s->kp, (long long)(n * s->kp), &zero, c + j0 * m,
+                                CUDA_R_32I, (int)m, (long long)(m * n), batch, CUBLAS_COMPUTE_32I,
+                                CUBLAS_GEMM_DEFAULT));
+    }
+    return MPB_STATUS_OK;
+}
+
+template <typename T>
+static enum mpb_status oz2_split(struct mpb_cuda_env *env, struct oz2_state *s,
+                                 const struct mpb_gemm *g)
+{
+    cudaStream_t st = mpb_stream(env);
+    int64_t m = g->m, n = g->n, k = g->k, kp = s->kp;
+    const T *a = (const T *)g->a, *b = (const T *)g->b;
+    dim3 row_grid(blocks_for(m, threads), grid_y(blocks_for(k, (unsigned)row_chunk)));
+    dim3 tile_block(32, 8), a_grid(blocks_for(m, 32), grid_y(kp / 32));
+    dim3 b_grid((unsigned)(kp / 32), grid_y(blocks_for(n, 8)));
+    MPB_CUDA_TRY(env, cudaMemsetAsync(s->amax, 0, sizeof *s->amax * (size_t)m, st));
+    oz2_row_max<T><<<row_grid, threads, 0, st>>>(a, m, k, s->amax);
+    MPB_LAUNCH_CHECK(env);
+    oz2_col_stats<T><<<blocks_for(n * 32, threads), threads, 0, st>>>(b, k, n, !s->accurate,
+                                                                         s->bmax, s->bsq);
+    MPB_LAUNCH_CHECK(env);
+    if (s->accurate) {
+        oz2_split_a<T, true><<<a_grid, tile_block, 0, st>>>(a, m, k, kp, s->amax, s->mu, 1, s->ra);
+        MPB_LAUNCH_CHECK(env);
+        oz2_split_b<T, true><<<b_grid, tile_block, 0, st>>>(b, k, n, kp, s->bmax, s->nu, 1, s->rb);
+        MPB_LAUNCH_CHECK(env);
+        enum mpb_status gs = gemm_int8(env, s, m, n, s->ra, s->rb, s->c32, 1);
+        if (gs != MPB_STATUS_OK)
+            return gs;
+        MPB_CUDA_TRY(env, cudaMemsetAsync(s->urow, 0, sizeof *s->urow * (size_t)m, st));
+        MPB_CUDA_TRY(env, cudaMemsetAsync(s->ucol, 0, sizeof *s->ucol * (size_t)n, st));
+        dim3 u_grid(blocks_for(m, threads), grid_y(blocks_for(n, 32)));
+        oz2_u_max<<<u_grid, threads, 0, st>>>(s->c32, m, n, s->urow, s->ucol);
+        MPB_LAUNCH_CHECK(env);
+    } else {
+        MPB_CUDA_TRY(env, cudaMemsetAsync(s->asq, 0, sizeof *s->asq * (size_t)m, st));
+        oz2_row_sumsq<T><<<row_grid, threads, 0, st>>>(a, m, k, s->amax, s->asq);
+        MPB_LAUNCH_CHECK(env);
+    }
+    oz2_scales<<<blocks_for(m + n, threads), threads, 0, st>>>(
+        m, n, s->accurate, s->tab.budget, s->amax, s->bmax, s->asq, s->bsq, s->urow, s->ucol,
+        s->mu, s->nu);
+    MPB_LAUNCH_CHECK(env);
+    oz2_split_a<T, false><<<a_grid, tile_block, 0, st>>>(a, m, k, kp, s->amax, s->mu, s->n_moduli,
+                                                         s->ra);
+    MPB_LAUNCH_CHECK(env);
+    oz2_split_b<T, false><<<b_grid, tile_block, 0, st>>>(b, k, n, kp, s->bmax, s->nu, s->n_moduli,
+                                                         s->rb);
+    MPB_LAUNCH_CHECK(env);
+    return MPB_STATUS_OK;
+}
+
+template <typename T>
+static enum mpb_status oz2_accumulate(struct mpb_cuda_env *env, const struct oz2_state *s,
+                                      const struct mpb_gemm *g)
+{
+    dim3 grid(blocks_for(g->m, threads), grid_y(g->n));
+    oz2_accum<T><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu, s->nu,
+                                                        (T *)g->c);
+    MPB_LAUNCH_CHECK(env);
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status ozaki2_run(struct mpb_cuda_env *env, void *state, const struct mpb_gemm *g,
+                                  struct mpb_phase_clock *clock)
+{
+    struct oz2_state *s = (struct oz2_state *)state;
+    bool f64 = g->target == MPB_TARGET_FP64;
+    if (g->m == 0 || g->n == 0)
+        return MPB_STATUS_OK;
+    enum mpb_status st = f64 ? oz2_split<double>(env, s, g) : oz2_split<float>(env, s, g);
+    if (st != MPB_STATUS_OK)
+        return st;
+    mpb_phase_mark(clock, MPB_PHASE_SPLIT);
+    st = gemm_int8(env, s, g->m, g->n, s->ra, s->rb, s->c32, s->n_moduli);
+    if (st != MPB_STATUS_OK)
+        return st;
+    mpb_phase_mark(clock, MPB_PHASE_GEMM);
+    st = f64 ? oz2_accumulate<double>(env, s, g) : oz2_accumulate<float>(env, s, g);
+    mpb_phase_mark(clock, MPB_PHASE_ACCUM);
+    return st;
+}
+
+static void ozaki2_teardown(struct mpb_cuda_env *env, void *state)
+{
+    struct oz2_state *s = (struct oz2_state *)state;
+    if (!s)
+        return;
+    void *bufs[] = {s->ra, s->rb, s->c32, s->amax, s->bmax, s->asq, s->bsq, s->urow, s->ucol,
+                    s->mu, s->nu};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        mpb_cuda_free(env, bufs[i]);
+    free(s);
+}
+
+static enum mpb_status alloc_all(struct mpb_cuda_env *env, struct oz2_state *s,
+                                 const struct mpb_gemm *g)
+{
+    size_t m = (size_t)g->m, n = (size_t)g->n, kp = (size_t)s->kp, nm = (size_t)s->n_moduli;
+    struct {
+        void **p;
+        size_t bytes;
+    } want[] = {
+        {(void **)&s->ra, nm * m * kp}, {(void **)&s->rb, nm * n * kp},
+        {(void **)&s->c32, nm * m * n * sizeof(int32_t)},
+        {(void **)&s->amax, m * sizeof *s->amax}, {(void **)&s->bmax, n * sizeof *s->bmax},
+        {(void **)&s->asq, m * sizeof *s->asq}, {(void **)&s->bsq, n * sizeof *s->bsq},
+        {(void **)&s->urow, m * sizeof *s->urow}, {(void **)&s->ucol, n * sizeof *s->ucol},
+        {(void **)&s->mu, m * sizeof *s->mu}, {(void **)&s->nu, n * sizeof *s->nu},
+    };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        enum mpb_status st = mpb_cuda_alloc(env, want[i].p, want[i].bytes + 16);
+        if (st != MPB_STATUS_OK)
+            return st;
+    }
+    return MPB_STATUS_OK;
+}
+
+/* Every case states the shared handle's settings again (specs/h200.md,
+ * "Pitfall seen"); alpha and beta are host int32 values. */
+static enum mpb_status set_handle(struct mpb_cuda_env *env)
+{
+    MPB_CUBLAS_TRY(env, cublasSetPointerMode(mpb_cublas(env), CUBLAS_POINTER_MODE_HOST));
+    MPB_CUBLAS_TRY(env, cublasSetMathMode(mpb_cublas(env), CUBLAS_DEFAULT_MATH));
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_gemm *g,
+                                    const double *params, void **state)
+{
+    *state = NULL;
+    char why[256];
+    if (!mpb_oz2_check(params, g, mpb_cuda_device(env), why, sizeof why))
+        return mpb_cuda_fail(env, why, __FILE__, __LINE__);
+    struct oz2_state *s = (struct oz2_state *)calloc(1, sizeof *s);
+    if (!s)
+        return mpb_cuda_fail(env, "out of host memory for the scheme state", __FILE__, __LINE__);
+    s->n_moduli = (int)params[MPB_OZ2_MODULI];
+    s->accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
+    s->kp = mpb_oz2_padded_k(g->k);
+    s->nblock = mpb_oz2_block_cols(params, g->n);
+    if (s->nblock < 1)
+        s->nblock = 1;
+    enum mpb_status st = MPB_STATUS_OK;
+    if (!mpb_oz2_crt_init(s->n_moduli, &s->tab))
+        st = mpb_cuda_fail(env, "moduli out of range", __FILE__, __LINE__);
+    if (st == MPB_STATUS_OK)
+        st = alloc_all(env, s, g);
+    if (st == MPB_STATUS_OK)
+        st = set_handle(env);
+    if (st != MPB_STATUS_OK) {
+        ozaki2_teardown(env, s);
+        return st;
+    }
+    *state = s;
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status ozaki2_report(struct mpb_cuda_env *env, void *state,
+                                     struct mpb_scheme_info *info)
+{
+    const struct oz2_state *s = (const struct oz2_state *)state;
+    (void)env;
+    info->slices = s->n_moduli;
+    info->fallback = 0;
+    snprintf(info->settings, sizeof info->settings, "moduli=%d mode=%s budget_bits=%d nblock=%lld",
+             s->n_moduli, s->accurate ? "accurate" : "fast", s->tab.budget, (long long)s->nblock);
+    return MPB_STATUS_OK;
+}
+
+extern "C" const struct mpb_scheme_cuda mpb_ozaki2_cuda = {ozaki2_setup, ozaki2_run, ozaki2_report,
+                                                           ozaki2_teardown};

@@ -1,0 +1,63 @@
+/* Ozaki scheme II on INT8 tensor cores (specs/schemes.md "ozaki2_int8";
+ * Ozaki, Uchino, Imamura 2025, arXiv 2504.08009): CRT over N pairwise-
+ * coprime moduli ≤ 256, one INT8→INT32 GEMM per modulus.
+ *
+ * What a row reports (README):
+ *   slices   = moduli used (N)
+ *   fallback = 0 (there is no fallback: a row of A or column of B holding
+ *              NaN or ±Inf gives NaN in its row/column of C)
+ *   settings = moduli, mode, budget_bits (L: |A'||B'| < 2^L), nblock
+ * Parameters: moduli (2..20; the spec's range 8..20 plus small counts for the
+ * fp32 target and tests), mode fast|accurate, nblock (columns per INT8 GEMM
+ * call; 0 = auto). */
+#ifndef MPB_OZAKI2_H
+#define MPB_OZAKI2_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../../src/cuda_env.h"
+#include "../../src/gemm.h"
+#include "../../src/param.h"
+#include "../../src/registry.h"
+#include "ozaki2_arith.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mpb_oz2_param { MPB_OZ2_MODULI = 0, MPB_OZ2_MODE, MPB_OZ2_NBLOCK, MPB_OZ2_N_PARAMS };
+enum mpb_oz2_mode { MPB_OZ2_FAST = 0, MPB_OZ2_ACCURATE };
+
+/* Parameter tables: the fp64 and fp32 targets differ in the default count. */
+extern const struct mpb_param_spec mpb_ozaki2_int8_params[], mpb_ozaki2_int8_sp_params[];
+
+/* CRT constants for n moduli (exact, GMP). Returns false for n outside
+ * [MPB_OZ2_MIN_MODULI, MPB_OZ2_MAX_MODULI]. */
+bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab);
+
+/* INT8 GEMM calls along n: nblock columns each (0 = auto: 8192 above 8192;
+ * specs/h200.md, INT8 GEMM rate drops from 8192 to 16384). */
+int64_t mpb_oz2_block_cols(const double *params, int64_t n);
+
+/* k padded to a multiple of 32 (zeros): aligned int8 leading dimensions. */
+int64_t mpb_oz2_padded_k(int64_t k);
+
+bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
+                   const struct mpb_device_info *dev, char *why, size_t why_len);
+
+/* Row/column-wise bounds (the descriptor sets bound_rowcol):
+ * |Ĉ−C|_ij ≤ f·‖A(i,:)‖₂‖B(:,j)‖₂ (ozaki2_params.c has the derivation). */
+double mpb_ozaki2_bound(const double *params, int64_t k);
+double mpb_ozaki2_sp_bound(const double *params, int64_t k);
+
+enum mpb_status mpb_ozaki2_host(const struct mpb_gemm *g, const double *params,
+                                struct mpb_scheme_info *info);
+
+extern const struct mpb_scheme_cuda mpb_ozaki2_cuda;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,93 @@
+/* Host-side descriptor parts of ozaki2_int8 and ozaki2_int8_sp: parameter
+ * tables, check(), the error bound and the layout choices both backends
+ * share. */
+#include "ozaki2.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "../common/cublas_util.h"
+
+static const char *const mode_choices[] = {"fast", "accurate", NULL};
+
+#define OZ2_PARAMS(default_moduli)                                                               \
+    {                                                                                            \
+        [MPB_OZ2_MODULI] = {.name = "moduli", .kind = MPB_PARAM_INT, .def = default_moduli,     \
+                            .lo = MPB_OZ2_MIN_MODULI, .hi = MPB_OZ2_MAX_MODULI,                  \
+                            .help = "number of moduli = INT8 GEMMs (256, 255, 253, 251, ...)"},  \
+        [MPB_OZ2_MODE] = {.name = "mode", .kind = MPB_PARAM_CHOICE, .def = "accurate",           \
+                          .choices = mode_choices,                                               \
+                          .help = "scaling bound: fast = Cauchy-Schwarz; accurate = one extra "  \
+                                  "INT8 GEMM of the leading bits"},                              \
+        [MPB_OZ2_NBLOCK] = {.name = "nblock", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,        \
+                            .hi = 1 << 30,                                                       \
+                            .help = "columns of B per INT8 GEMM call; 0 = auto (8192 when "      \
+                                    "n > 8192)"},                                                \
+    }
+
+/* Defaults: 15 moduli reach DGEMM's normwise error for phi ≤ 2 on the host
+ * model at n = 256 (14 do not at phi = 0.5; published: 14–15, specs/h200.md);
+ * 8 for SGEMM (published 7–9). */
+const struct mpb_param_spec mpb_ozaki2_int8_params[] = OZ2_PARAMS("15");
+const struct mpb_param_spec mpb_ozaki2_int8_sp_params[] = OZ2_PARAMS("8");
+
+int64_t mpb_oz2_block_cols(const double *params, int64_t n)
+{
+    int64_t nb = (int64_t)params[MPB_OZ2_NBLOCK];
+    if (nb == 0)
+        nb = n > 8192 ? 8192 : n;
+    return nb < n ? nb : n;
+}
+
+int64_t mpb_oz2_padded_k(int64_t k)
+{
+    return (k + 31) / 32 * 32;
+}
+
+bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
+                   const struct mpb_device_info *dev, char *why, size_t why_len)
+{
+    (void)params;
+    if (g->k > MPB_OZ2_MAX_K) {
+        snprintf(why, why_len,
+                 "k = %lld > %d: the INT8 GEMMs would overflow INT32 (k·128² ≥ 2^31) and "
+                 "k-blocking is not implemented",
+                 (long long)g->k, MPB_OZ2_MAX_K);
+        return false;
+    }
+    if (!dev)
+        return true;
+    struct mpb_gemm padded = *g;
+    padded.k = mpb_oz2_padded_k(g->k);
+    return mpb_cublas_int_dims(&padded, "cublasGemmStridedBatchedEx", why, why_len);
+}
+
+/* The bound, row/column-wise (a fixed-point scheme has no componentwise one:
+ * an entry far below its row maximum is truncated to zero).
+ * A' = 2^mu·A − Δ with |Δ_il| < 1 (0 where no truncation), so in the
+ * scaled domain |A'B' − 2^(mu+nu)AB|_ij ≤ ‖Δ_i‖₂‖B'_j‖₂ + 2^mu‖a_i‖₂‖Δ_j‖₂
+ * ≤ √k(2^nu‖b_j‖₂ + 2^mu‖a_i‖₂) (Cauchy–Schwarz), and X = (A'B')_ij is
+ * recovered exactly. Both modes give mu ≥ L/2 − e − log2(k)/2 − 1
+ * (ozaki2_arith.h: bitlen(S) ≤ 31 + log2 k, bitlen(umax) ≤ 13 + log2 k), and
+ * 2^(e−1) ≤ max|a_il| ≤ ‖a_i‖₂, so 2^-mu ≤ 4√k·2^(−L/2)‖a_i‖₂ (or, where
+ * the cap mu = 104 − e applies, 2^-mu ≤ 2^-103‖a_i‖₂, inside the slack). Unscaled:
+ * |Ĉ − C|_ij ≤ 8k·2^(−L/2)‖a_i‖₂‖b_j‖₂ + rounding of the result
+ * (≤ 2u|C_ij| ≤ 2u‖a_i‖₂‖b_j‖₂, u of the target; the reconstruction's own
+ * rounding, ≤ 2^-75 relative to M, is inside the slack). */
+static double bound(const double *params, int64_t k, double u)
+{
+    struct mpb_oz2_crt tab;
+    if (!mpb_oz2_crt_init((int)params[MPB_OZ2_MODULI], &tab))
+        return INFINITY;
+    return 8.0 * (double)k * ldexp(1.0, -tab.budget / 2) + 2.0 * u;
+}
+
+double mpb_ozaki2_bound(const double *params, int64_t k)
+{
+    return bound(params, k, 0x1p-53);
+}
+
+double mpb_ozaki2_sp_bound(const double *params, int64_t k)
+{
+    return bound(params, k, 0x1p-24);
+}

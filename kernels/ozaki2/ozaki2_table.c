@@ -1,0 +1,62 @@
+/* The CRT constants of Ozaki scheme II, computed exactly with GMP once per
+ * setup (see struct mpb_oz2_crt in ozaki2_arith.h for what each is). */
+#include "ozaki2.h"
+
+#include <gmp.h>
+#include <math.h>
+
+/* fp64 value of an mpz that is a multiple of 2^shift with few bits: exact. */
+static double mpz_to_double(const mpz_t x)
+{
+    long e;
+    double d = mpz_get_d_2exp(&e, x);
+    return ldexp(d, (int)e);
+}
+
+/* hi = x rounded down to a multiple of 2^(bitlen(ref) − keep), lo = x − hi. */
+static void split(const mpz_t x, size_t ref_bits, int keep, double *hi, double *lo)
+{
+    mpz_t h, l;
+    mpz_inits(h, l, NULL);
+    unsigned long shift = ref_bits > (size_t)keep ? (unsigned long)(ref_bits - (size_t)keep) : 0;
+    mpz_fdiv_q_2exp(h, x, shift);
+    mpz_mul_2exp(h, h, shift);
+    mpz_sub(l, x, h);
+    *hi = mpz_to_double(h);
+    *lo = mpz_get_d(l); /* < 2^shift, truncated to 53 bits: the low part's rounding */
+    mpz_clears(h, l, NULL);
+}
+
+bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab)
+{
+    if (n < MPB_OZ2_MIN_MODULI || n > MPB_OZ2_MAX_MODULI)
+        return false;
+    mpz_t big_m, mt, mod, inv;
+    mpz_inits(big_m, mt, mod, inv, NULL);
+    mpz_set_ui(big_m, 1);
+    for (int t = 0; t < n; t++)
+        mpz_mul_ui(big_m, big_m, (unsigned long)mpb_oz2_modulus(t));
+    /* One 2^T for all hi_t: every M_t = M/m_t ≤ M/173 < 2^(bitlen(M)−7). */
+    size_t mt_bits = mpz_sizeinbase(big_m, 2) - 7;
+    tab->n = n;
+    for (int t = 0; t < n; t++) {
+        mpz_set_ui(mod, (unsigned long)mpb_oz2_modulus(t));
+        mpz_divexact(mt, big_m, mod);
+        mpz_invert(inv, mt, mod);
+        tab->y[t] = (int)mpz_get_ui(inv);
+        split(mt, mt_bits, 40, &tab->hi[t], &tab->lo[t]);
+    }
+    for (int t = n; t < MPB_OZ2_MAX_MODULI; t++) {
+        tab->y[t] = 0;
+        tab->hi[t] = tab->lo[t] = 0;
+    }
+    split(big_m, mpz_sizeinbase(big_m, 2), 48, &tab->m_hi, &tab->m_lo);
+    tab->inv_m = 1.0 / mpz_get_d(big_m);
+    /* L = floor(log2(M) − 1 − 1/64): |X| < 2^L ≤ 0.4946·M keeps S/M at least
+     * 0.005 from a half-integer, against an fp64 error below 2^-45. */
+    long e;
+    double frac = mpz_get_d_2exp(&e, big_m);
+    tab->budget = (int)floor((double)e + log2(frac) - 1.0 - 1.0 / 64);
+    mpz_clears(big_m, mt, mod, inv, NULL);
+    return true;
+}

@@ -1,0 +1,147 @@
+/* Ozaki scheme II arithmetic (kernels/ozaki2/ozaki2_arith.h) against exact
+ * integer arithmetic (__int128 and GMP): the moduli, the residues, the CRT
+ * constants and the reconstruction for every moduli count. Fixed seed;
+ * failures print the values. */
+#include <gmp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../check.h"
+#include "ozaki2/ozaki2.h"
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint64_t rng(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+static int gcd(int a, int b)
+{
+    while (b) {
+        int t = a % b;
+        a = b;
+        b = t;
+    }
+    return a;
+}
+
+static int sym_mod(__int128 x, int m)
+{
+    int r = (int)(x % m);
+    if (r < 0)
+        r += m;
+    return r > (m - 1) / 2 ? r - m : r;
+}
+
+static void test_moduli(void)
+{
+    for (int s = 0; s < MPB_OZ2_MAX_MODULI; s++) {
+        int ms = mpb_oz2_modulus(s);
+        CHECK(ms <= 256 && ms > 128, "modulus %d = %d", s, ms);
+        for (int t = s + 1; t < MPB_OZ2_MAX_MODULI; t++)
+            CHECK(gcd(ms, mpb_oz2_modulus(t)) == 1, "moduli %d and %d share a factor", ms,
+                  mpb_oz2_modulus(t));
+        CHECK(mpb_oz2_pow2_52_residue(s) == sym_mod((__int128)1 << 52, ms), "2^52 mod %d", ms);
+    }
+}
+
+/* Residues of integers up to 2^104 in magnitude, both signs, every modulus. */
+static void test_residues(void)
+{
+    for (int it = 0; it < 200000; it++) {
+        int bits = 1 + (int)(rng() % 104);
+        uint64_t hi = rng() & (bits > 52 ? ((1ull << (bits - 52)) - 1) : 0);
+        uint64_t lo = rng() & ((1ull << (bits < 52 ? bits : 52)) - 1);
+        /* a double: at most 53 significant bits, so round the integer to them */
+        double x = ldexp((double)hi, 52) + (double)lo;
+        if (rng() & 1)
+            x = -x;
+        if (fabs(x) >= 0x1p104)
+            continue;
+        x = trunc(x);
+        __int128 xi = (__int128)ldexp(x, 0);
+        int t = (int)(rng() % MPB_OZ2_MAX_MODULI), m = mpb_oz2_modulus(t);
+        int r = mpb_oz2_residue(x, t);
+        CHECK(r == sym_mod(xi, m), "residue(%a, %d) = %d, expected %d", x, m, r, sym_mod(xi, m));
+        CHECK(r >= -(m / 2) && r <= (m - 1) / 2, "residue %d outside the symmetric range of %d", r, m);
+    }
+}
+
+/* For each count: random X with |X| < 2^L (L = tab.budget), small X and X
+ * near ±2^L; GEMM outputs c_t ≡ X (mod m_t) anywhere in the int32 range.
+ * Documented error: |res − X| ≤ 2^-53|res| + 2^(bitlen(M)−81). */
+static void test_crt(void)
+{
+    mpz_t x, bigm, r, diff, lim;
+    mpz_inits(x, bigm, r, diff, lim, NULL);
+    gmp_randstate_t gs;
+    gmp_randinit_default(gs);
+    gmp_randseed_ui(gs, 12345);
+    for (int n = MPB_OZ2_MIN_MODULI; n <= MPB_OZ2_MAX_MODULI; n++) {
+        struct mpb_oz2_crt tab;
+        CHECK(mpb_oz2_crt_init(n, &tab), "crt_init(%d)", n);
+        mpz_set_ui(bigm, 1);
+        for (int t = 0; t < n; t++)
+            mpz_mul_ui(bigm, bigm, (unsigned long)mpb_oz2_modulus(t));
+        /* the budget: 2^L < M/2 with the margin the quotient needs */
+        mpz_set_ui(lim, 1);
+        mpz_mul_2exp(lim, lim, (mp_bitcnt_t)tab.budget + 1);
+        mpz_mul_ui(lim, lim, 1000);
+        mpz_t half;
+        mpz_init(half);
+        mpz_mul_ui(half, bigm, 989);
+        CHECK(mpz_cmp(lim, half) <= 0, "n=%d: 2^(L+1) > 0.989·M (L=%d)", n, tab.budget);
+        mpz_clear(half);
+        int slack_exp = (int)mpz_sizeinbase(bigm, 2) - 81;
+        for (int it = 0; it < 3000; it++) {
+            int kind = it % 3;
+            if (kind == 0)
+                mpz_urandomb(x, gs, (mp_bitcnt_t)tab.budget);
+            else if (kind == 1)
+                mpz_urandomb(x, gs, 1 + (mp_bitcnt_t)(rng() % (tab.budget < 60 ? tab.budget : 60)));
+            else {
+                mpz_set_ui(x, 1);
+                mpz_mul_2exp(x, x, (mp_bitcnt_t)tab.budget);
+                mpz_sub_ui(x, x, 1 + rng() % 1000);
+            }
+            if (rng() & 1)
+                mpz_neg(x, x);
+            int32_t c[MPB_OZ2_MAX_MODULI];
+            for (int t = 0; t < n; t++) {
+                int m = mpb_oz2_modulus(t);
+                long res = (long)mpz_fdiv_ui(x, (unsigned long)m);
+                int64_t wrap = (int64_t)(rng() % (2 * (INT32_MAX / m) - 2)) - (INT32_MAX / m - 1);
+                c[t] = (int32_t)(res + wrap * m);
+            }
+            int shift = (int)(rng() % 200) - 100;
+            double got = mpb_oz2_reconstruct(c, 1, &tab, shift);
+            double unscaled = ldexp(got, shift);
+            mpz_set_d(r, unscaled); /* exact: |X| ≥ 2^53 makes it an integer; below, compare in double */
+            double err;
+            if (fabs(unscaled) >= 0x1p53) {
+                mpz_sub(diff, r, x);
+                err = mpz_get_d(diff);
+            } else {
+                err = unscaled - mpz_get_d(x);
+            }
+            double tol = ldexp(fabs(unscaled), -53) + ldexp(1.0, slack_exp > 0 ? slack_exp : 0);
+            CHECK(fabs(err) <= tol, "n=%d X=%s: reconstructed %a, error %g > %g", n,
+                  mpz_get_str(NULL, 10, x), unscaled, err, tol);
+        }
+    }
+    gmp_randclear(gs);
+    mpz_clears(x, bigm, r, diff, lim, NULL);
+}
+
+int main(void)
+{
+    test_moduli();
+    test_residues();
+    test_crt();
+    return check_report("test_ozaki2");
+}
