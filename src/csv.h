@@ -9,7 +9,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define MPB_CSV_SCHEMA_VERSION 1
+/* 1: through tags; 2: ref_check appended (--ref dd). */
+#define MPB_CSV_SCHEMA_VERSION 2
 
 #define MPB_CSV_COLUMNS(X)                                                                 \
     X(schema_version) X(run_id) X(case_id) X(scheme) X(scheme_version) X(params) X(target)  \
@@ -19,7 +20,7 @@
     X(err_max_rel) X(err_median_rel) X(rho_a_max) X(rho_b_max) X(rho_c_max) X(grade)        \
     X(nonfinite) X(out_hash) X(status) X(note) X(gpu_name) X(driver_version)                \
     X(cuda_runtime) X(cublas_version) X(mpbench_version) X(git_sha) X(settings) X(case)     \
-    X(tags)
+    X(tags) X(ref_check)
 
 enum mpb_col {
 #define MPB_COL_ENUM(name) MPB_COL_##name,
@@ -56,6 +57,11 @@ int mpb_csv_resumed_rows(const struct mpb_csv *csv);
 /* Write and flush one row; false on an I/O error (disk full…). */
 bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row);
 bool mpb_csv_close(struct mpb_csv *csv);
+
+/* Columns of schema_version `version` (1 … MPB_CSV_SCHEMA_VERSION): the
+ * first this many of the current list, as columns are only ever appended;
+ * 0 for any other version. */
+int mpb_csv_schema_columns(int version);
 
 /* Split one CSV record (RFC 4180 quoting) into at most `max` fields held in
  * `buf`; returns the field count, or -1 on malformed quoting. */
