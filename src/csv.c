@@ -14,17 +14,19 @@ const char *const mpb_csv_column_names[MPB_COL_COUNT] = {
 #undef MPB_COL_NAME
 };
 
-int mpb_csv_schema_columns(int version)
+/* Columns of schema_version `version` (1 … MPB_CSV_SCHEMA_VERSION): the
+ * first this many of the current list, as columns are only ever appended. */
+static int schema_columns(int version)
 {
     static const int columns[MPB_CSV_SCHEMA_VERSION + 1] = {0, MPB_COL_tags + 1, MPB_COL_ref_check + 1};
-    return version >= 1 && version <= MPB_CSV_SCHEMA_VERSION ? columns[version] : 0;
+    return columns[version];
 }
 
 /* The schema_version whose column list `fields` is exactly; 0 when none. */
 static int header_schema(char **fields, int n)
 {
     for (int v = MPB_CSV_SCHEMA_VERSION; v >= 1; v--) {
-        bool same = n == mpb_csv_schema_columns(v);
+        bool same = n == schema_columns(v);
         for (int c = 0; same && c < n; c++)
             same = strcmp(fields[c], mpb_csv_column_names[c]) == 0;
         if (same)

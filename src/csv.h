@@ -58,11 +58,6 @@ int mpb_csv_resumed_rows(const struct mpb_csv *csv);
 bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row);
 bool mpb_csv_close(struct mpb_csv *csv);
 
-/* Columns of schema_version `version` (1 … MPB_CSV_SCHEMA_VERSION): the
- * first this many of the current list, as columns are only ever appended;
- * 0 for any other version. */
-int mpb_csv_schema_columns(int version);
-
 /* Split one CSV record (RFC 4180 quoting) into at most `max` fields held in
  * `buf`; returns the field count, or -1 on malformed quoting. */
 int mpb_csv_split(const char *line, char *buf, size_t buf_len, char **fields, int max);
