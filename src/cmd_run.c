@@ -161,7 +161,7 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
             else if (acc.metrics.note[0] && !res.note[0])
                 snprintf(res.note, sizeof res.note, "%s", acc.metrics.note);
             /* A reference that fails its own check judges nothing. */
-            if (measured && !(acc.metrics.ref_check <= MPB_REF_DD_CHECK_LIMIT) && plan->ref == MPB_REF_DD) {
+            if (plan->ref == MPB_REF_DD && measured && !(acc.metrics.ref_check <= MPB_REF_DD_CHECK_LIMIT)) {
                 res.status = MPB_STATUS_ERROR;
                 snprintf(res.note, sizeof res.note, "reference: dd disagrees with MPFR by ref_check %g "
                          "(> %g) at entry (%lld, %lld)", acc.metrics.ref_check, MPB_REF_DD_CHECK_LIMIT,
