@@ -29,6 +29,7 @@ static void set_accuracy(struct mpb_row *row, const struct mpb_metrics *acc)
     mpb_row_set_double(row, MPB_COL_rho_b_max, acc->rho_b_max);
     mpb_row_set_double(row, MPB_COL_rho_c_max, acc->rho_c_max);
     mpb_row_set(row, MPB_COL_grade, acc->grade[0] ? acc->grade : NULL);
+    mpb_row_set_double(row, MPB_COL_ref_check, acc->ref_check);
 }
 
 void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const struct mpb_case *c,

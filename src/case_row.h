@@ -12,7 +12,7 @@ struct mpb_row_context {
     const struct mpb_device_info *dev; /* NULL on host */
     int warmup, reps;
     const char *tags;                  /* "k=v;k=v" */
-    const char *ref;                   /* "mpfr" or "none" */
+    const char *ref;                   /* "mpfr", "dd" or "none" */
 };
 
 /* acc: the accuracy of the case, NULL when no reference was computed. */

@@ -38,7 +38,7 @@ void mpb_cli_run_help(void)
 "usage: mpbench run -s SCHEME [-a KEY=VALUES]... -g GEN [-a KEY=VALUES]... --size VALUES\n"
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
 "                   [--reps N] [--warmup N] [--backend auto|cuda|host]\n"
-"                   [--ref mpfr|none] [--ref-samples N] [--dump DIR]\n"
+"                   [--ref mpfr|dd|none] [--ref-samples N] [--dump DIR]\n"
 "                   [--csv FILE|-] [--resume] [--shard I/N] [--progress auto|always|never]\n"
 "                   [--dry-run] [--tag K=V]...\n"
 "\n"
@@ -55,7 +55,10 @@ void mpb_cli_run_help(void)
 "  --reps N               timed calls per case (default 10 on cuda, 1 on host)\n"
 "  --warmup N             untimed calls before them (default 3 on cuda, 0 on host)\n"
 "  --ref R                mpfr (default): exact reference by MPFR, error and grade\n"
-"                         columns filled; none: skip it (timing only)\n"
+"                         columns filled; dd: every entry in double-double (on\n"
+"                         the GPU with --backend cuda), checked against MPFR on\n"
+"                         the entries mpfr would check (ref_check column);\n"
+"                         none: skip it (timing only)\n"
 "  --ref-samples N        above 2^24 exact products (m*n*k) check N random entries\n"
 "                         plus the generator's designated ones (default 4096);\n"
 "                         below it every entry is checked\n"
@@ -296,7 +299,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
 {
     static const char *const backends[] = {"auto", "cuda", "host", NULL};
     static const char *const progress[] = {"auto", "always", "never", NULL};
-    static const char *const refs[] = {"mpfr", "none", NULL};
+    static const char *const refs[] = {"mpfr", "none", "dd", NULL};
     static const char *const dims[] = {"--size", "--m", "--n", "--k", NULL};
     memset(plan, 0, sizeof *plan);
     plan->warmup = plan->reps = -1;

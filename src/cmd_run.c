@@ -149,12 +149,25 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
         bool measured = false;
         char why[512];
         mpb_run_case(runner, c, &res);
-        if (res.status == MPB_STATUS_OK && plan->ref == MPB_REF_MPFR) {
-            measured = mpb_accuracy_measure(c, &res, plan->ref_samples, &acc, why, sizeof why);
+        if (res.status == MPB_STATUS_OK && plan->ref != MPB_REF_NONE) {
+            if (plan->ref == MPB_REF_DD)
+                measured = mpb_accuracy_measure_dd(c, &res, plan->ref_samples,
+                                                   c->impl == MPB_IMPL_CUDA ? runner->env : NULL, &acc, why,
+                                                   sizeof why);
+            else
+                measured = mpb_accuracy_measure(c, &res, plan->ref_samples, &acc, why, sizeof why);
             if (!measured)
                 snprintf(res.note, sizeof res.note, "%s", why);
             else if (acc.metrics.note[0] && !res.note[0])
                 snprintf(res.note, sizeof res.note, "%s", acc.metrics.note);
+            /* A reference that fails its own check judges nothing. */
+            if (plan->ref == MPB_REF_DD && measured && !(acc.metrics.ref_check <= MPB_REF_DD_CHECK_LIMIT)) {
+                res.status = MPB_STATUS_ERROR;
+                snprintf(res.note, sizeof res.note, "reference: dd disagrees with MPFR by ref_check %g "
+                         "(> %g) at entry (%lld, %lld)", acc.metrics.ref_check, MPB_REF_DD_CHECK_LIMIT,
+                         (long long)acc.ref_check_at.i, (long long)acc.ref_check_at.j);
+            }
+            res.sticky |= runner->env && mpb_cuda_is_sticky(runner->env);
         }
         if (res.status == MPB_STATUS_OK && plan->dump_dir &&
             !mpb_dump_case(plan->dump_dir, c, &res, acc.entries, acc.values, acc.n, why, sizeof why)) {
@@ -240,7 +253,7 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     }
     struct mpb_row_context ctx = {.run_id = run_id, .dev = m->dev, .warmup = runner.warmup,
                                   .reps = runner.reps, .tags = tags,
-                                  .ref = plan->ref == MPB_REF_MPFR ? "mpfr" : "none"};
+                                  .ref = mpb_ref_name(plan->ref)};
     exit_code = sweep(st, &runner, &ctx);
     mpb_utc_now(m->finished_utc, sizeof m->finished_utc);
     if (to_file && !mpb_meta_write(st->meta_path, st->previous_meta, m)) {

@@ -14,6 +14,27 @@ const char *const mpb_csv_column_names[MPB_COL_COUNT] = {
 #undef MPB_COL_NAME
 };
 
+/* Columns of schema_version `version` (1 … MPB_CSV_SCHEMA_VERSION): the
+ * first this many of the current list, as columns are only ever appended. */
+static int schema_columns(int version)
+{
+    static const int columns[MPB_CSV_SCHEMA_VERSION + 1] = {0, MPB_COL_tags + 1, MPB_COL_ref_check + 1};
+    return columns[version];
+}
+
+/* The schema_version whose column list `fields` is exactly; 0 when none. */
+static int header_schema(char **fields, int n)
+{
+    for (int v = MPB_CSV_SCHEMA_VERSION; v >= 1; v--) {
+        bool same = n == schema_columns(v);
+        for (int c = 0; same && c < n; c++)
+            same = strcmp(fields[c], mpb_csv_column_names[c]) == 0;
+        if (same)
+            return v;
+    }
+    return 0;
+}
+
 void mpb_row_set(struct mpb_row *row, enum mpb_col col, const char *text)
 {
     free(row->cell[col]);
@@ -174,10 +195,14 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
         }
         int n = mpb_csv_split(line, buf, (size_t)len + 1, fields, MPB_COL_COUNT + 1);
         if (lineno == 1) {
-            bool same = n == MPB_COL_COUNT;
-            for (int c = 0; same && c < MPB_COL_COUNT; c++)
-                same = strcmp(fields[c], mpb_csv_column_names[c]) == 0;
-            if (!same) {
+            int schema = header_schema(fields, n);
+            if (schema != MPB_CSV_SCHEMA_VERSION && schema != 0) {
+                /* Rows of two layouts in one file would break every reader. */
+                snprintf(why, why_len, "%s has CSV schema_version %d, this mpbench writes schema_version %d "
+                         "(columns appended since); --resume cannot mix them: write a new --csv FILE "
+                         "(mpbench gate compares the two)", path, schema, MPB_CSV_SCHEMA_VERSION);
+                ok = false;
+            } else if (schema == 0) {
                 snprintf(why, why_len, "%s: its header is not this mpbench's (schema_version %d); "
                          "resume into a file written by this version, or write a new one", path,
                          MPB_CSV_SCHEMA_VERSION);

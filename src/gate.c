@@ -53,12 +53,14 @@ static bool read_row(struct mpb_row *row, char **fields, const int *map, int n, 
     for (int p = 0; p < n; p++)
         if (map[p] >= 0 && fields[p][0])
             mpb_row_set(row, (enum mpb_col)map[p], fields[p]);
+    /* Every schema so far only appended columns, and the gate reads by
+     * name: it reads them all (an older file's missing columns are empty). */
     const char *schema = row->cell[MPB_COL_schema_version];
-    char want[16];
-    snprintf(want, sizeof want, "%d", MPB_CSV_SCHEMA_VERSION);
-    if (!schema || strcmp(schema, want)) {
-        snprintf(why, why_len, "%s:%d: schema_version '%s'; this mpbench reads %s", path, lineno,
-                 schema ? schema : "", want);
+    char *end = NULL;
+    long version = schema ? strtol(schema, &end, 10) : 0;
+    if (!schema || *end || version < 1 || version > MPB_CSV_SCHEMA_VERSION) {
+        snprintf(why, why_len, "%s:%d: schema_version '%s'; this mpbench reads 1 to %d", path, lineno,
+                 schema ? schema : "", MPB_CSV_SCHEMA_VERSION);
         return false;
     }
     if (!row->cell[MPB_COL_case_id]) {

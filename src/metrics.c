@@ -197,6 +197,7 @@ void mpb_metrics_compute(const struct mpb_gemm *g, const struct mpb_ref_entry *e
     out->entries = n;
     out->err_fro_rel = out->err_max_rel = out->err_median_rel = NAN;
     out->rho_a_max = out->rho_b_max = out->rho_c_max = NAN;
+    out->ref_check = NAN;
 
     long double *ra = malloc(sizeof *ra * (size_t)(g->m > 0 ? g->m : 1));
     long double *cb = malloc(sizeof *cb * (size_t)(g->n > 0 ? g->n : 1));

@@ -13,6 +13,11 @@ const char *mpb_impl_name(enum mpb_impl impl)
     return impl == MPB_IMPL_CUDA ? "cuda" : "host";
 }
 
+const char *mpb_ref_name(enum mpb_ref_choice ref)
+{
+    return ref == MPB_REF_MPFR ? "mpfr" : ref == MPB_REF_DD ? "dd" : "none";
+}
+
 /* Append " -a k=v" for every parameter: the canonical string names all of
  * them, defaults included, so it stays the same case if a default changes. */
 static size_t append_params(char *buf, size_t used, size_t len, const struct mpb_param_spec *specs,

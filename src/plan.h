@@ -10,9 +10,11 @@
 enum mpb_backend_choice { MPB_BACKEND_AUTO, MPB_BACKEND_CUDA, MPB_BACKEND_HOST };
 enum mpb_impl { MPB_IMPL_CUDA, MPB_IMPL_HOST };
 enum mpb_progress { MPB_PROGRESS_AUTO, MPB_PROGRESS_ALWAYS, MPB_PROGRESS_NEVER };
-enum mpb_ref_choice { MPB_REF_MPFR, MPB_REF_NONE };
+enum mpb_ref_choice { MPB_REF_MPFR, MPB_REF_NONE, MPB_REF_DD };
 
 const char *mpb_impl_name(enum mpb_impl impl);
+/* "mpfr", "none", "dd": the --ref word and the ref column. */
+const char *mpb_ref_name(enum mpb_ref_choice ref);
 
 /* One -s or -g name with the value lists given by its -a options. */
 struct mpb_selection {

@@ -155,8 +155,18 @@ expect 3 "no column 'out_hash'" -- gate --baseline "$TMP/nohash.csv" --candidate
 expect 3 "$TMP/empty.csv: empty" -- gate --baseline "$TMP/empty.csv" --candidate "$TMP/c.csv"
 { cat "$TMP/c.csv"; tail -n 1 "$TMP/c.csv" | head -c 60; } >"$TMP/cut.csv"
 expect 3 "$TMP/cut.csv:26:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
-sed '2s/^1,/2,/' "$TMP/c.csv" >"$TMP/schema2.csv"
-expect 3 "schema_version '2'" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema2.csv"
+sed '2s/^1,/3,/' "$TMP/c.csv" >"$TMP/schema3.csv"
+expect 3 "schema_version '3'; this mpbench reads 1 to 2" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema3.csv"
+
+# Schema 1 (the committed H200 baseline, written before ref_check was appended)
+# against schema 2 (the same rows rewritten with the new column, ref_check
+# filled), both ways: the gate joins by case_id and reads columns by name.
+v1="$DIR/../../results/h200/baseline.csv"
+head -n 1 "$v1" | grep -q ',tags$' || fail "$v1 is no longer a schema-1 file"
+sed -e '1s/$/,ref_check/' -e '2,$s/^1,//' -e '2,$s/^/2,/' -e '2,$s/$/,1.5e-12/' "$v1" >"$TMP/v2.csv"
+head -n 2 "$TMP/v2.csv" | tail -n 1 | grep -q '^2,.*,1.5e-12$' || fail "schema-2 rewrite of $v1"
+expect 0 "Every case is SAME." -- gate --baseline "$v1" --candidate "$TMP/v2.csv" --min-ms 0
+expect 0 "Every case is SAME." -- gate --baseline "$TMP/v2.csv" --candidate "$v1" --min-ms 0
 
 [ "$fails" = 0 ] || { echo "$fails check(s) failed"; exit 1; }
 echo "test_gate: all checks passed"
