@@ -5,6 +5,7 @@
 
 #include <string.h>
 
+#include "adp/adp.h"
 #include "cublas_emu/cublas_emu.h"
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
@@ -101,10 +102,25 @@ static const struct mpb_scheme ozaki2_int8_sp = {
     .bitwise_host_device = true, .bound_rowcol = true,
 };
 
+/* Bitwise host/device holds on the emulated path only: a native fallback runs
+ * cublasDgemm on the GPU and the dgemm host model on the host, which agree
+ * within the bound, not bit for bit (tests/kernels/test_adp_cuda.c checks
+ * the emulated path bitwise). */
+static const struct mpb_scheme adp = {
+    .name = "adp", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 1,
+    .help = "Automatic Dynamic Precision (Schwarz et al.): Ozaki-I on INT8, unsigned slices, "
+            "ESC picks the bits, NaN/Inf/subnormal and speed guardrails fall back to DGEMM; "
+            "slices = INT8 slices used",
+    .params = mpb_adp_params, .n_params = MPB_ADP_N_PARAMS,
+    .check = mpb_adp_check, .cuda = &mpb_adp_cuda, .run_host = mpb_adp_host,
+    .bound = mpb_adp_bound,
+};
+
 const struct mpb_scheme *const mpb_schemes[] = {
     &dgemm, &sgemm, &tf32, &fp16, &bf16, &cublas_fp64emu, &cublas_bf16x9,
     &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
     &ozaki2_int8, &ozaki2_int8_sp,
+    &adp,
 };
 const int mpb_n_schemes = (int)(sizeof mpb_schemes / sizeof mpb_schemes[0]);
 

@@ -1,0 +1,742 @@
+/* CUDA backend of `adp` (adp.h). One call, all on the GPU, no host
+ * synchronisation between the guardrails and the dispatch (paper §5.4):
+ *
+ *   split   memsets; scan of A and of B (special values, max |x| per row /
+ *           column, packed exponent summaries per block along k); the ESC
+ *           max-plus kernel over the summaries, O(mnk/block), reduced to one
+ *           device integer; the decision kernel (adp_decide, one thread);
+ *           slicing of A and B (these kernels read the decision and return
+ *           at once when it says native)
+ *   gemm    IF node {cublasDgemm} taken when native; IF node {diagonal 0}
+ *           taken when emulating, whose body ends with IF {diagonal 1}, and
+ *           so on: diagonal d runs when d < s. A diagonal is one INT8 GEMM
+ *           (or a few, when (d+1)·k exceeds ADP_MAX_TERMS) over the slices
+ *           concatenated along k
+ *   accum   after each INT8 GEMM, a pass adding its INT32 result into the
+ *           double-word accumulator (C holds hi, `lo` the low parts); the
+ *           last pass writes C
+ *
+ * Design: cuBLAS calls take their sizes from the host, so the only way to
+ * let a device-side slice count choose how many GEMMs run is a CUDA graph
+ * with conditional nodes (CUDA 12.3+: cudaGraphConditionalHandleCreate, IF
+ * nodes added during stream capture with cudaGraphAddNode, bodies filled by
+ * cudaStreamBeginCaptureToGraph; the decision kernel sets every handle with
+ * cudaGraphSetConditional). Untaken IF nodes cost a device-side branch, and
+ * chaining the diagonals (each body holds the next IF) stops the walk at
+ * d = s. The graph is built and instantiated in setup; run() launches it.
+ *
+ * The instrumented call (a phase clock given) runs the same kernels from
+ * separate graphs so that events can sit between the phases: split, then
+ * the native IF, then per diagonal its INT8 GEMMs (gemm) and its last
+ * accumulation pass (accum); when a diagonal needs several INT32 GEMMs the
+ * passes between them count in gemm. Events around the guardrails (scan,
+ * ESC, decision) inside split give their own time, which report() appends
+ * to the note.
+ *
+ * decision=auto with a shape where even the fewest slices lose to DGEMM
+ * (adp_native_by_shape; every shape on an H200) skips all of this: run()
+ * is one cublasDgemm. */
+#include "adp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/cuda_check.h"
+#include "../common/cublas_util.h"
+
+/* Device-side state of one call. */
+struct adp_dev {
+    int special;
+    int esc;
+    struct adp_decision decision;
+};
+
+/* Conditional handles one decision kernel sets: which[t] < 0 → taken when
+ * native, which[t] = d ≥ 0 → taken when emulating with d < s. */
+struct adp_handles {
+    cudaGraphConditionalHandle h[ADP_MAX_SLICES + 1];
+    int which[ADP_MAX_SLICES + 1];
+    int count;
+};
+
+struct adp_state {
+    struct adp_config cfg;
+    bool by_shape;            /* native decided on the host: plain DGEMM */
+    cublasHandle_t handle;
+    void *workspace;
+    cudaStream_t body_stream; /* captures conditional bodies */
+    int smax;                 /* slices allocated: adp_slices_for_bits(max bits) */
+    int64_t kp;               /* k padded to 16: slice stride along k */
+    int64_t ldc;              /* INT32 output leading dimension (m padded to 16) */
+    int64_t blocks;           /* ESC blocks along k */
+    int pairs;                /* slice pairs per INT8 GEMM */
+    int8_t *as, *bs;          /* slices: row i of A at as[i·smax·kp], digit p at +p·kp;
+                                 column j of B at bs[j·smax·kp], digit q at +(smax−1−q)·kp */
+    int32_t *cint;            /* one INT8 GEMM's result, m×n (ldc) */
+    double *lo;               /* accumulator low parts, m×n */
+    unsigned long long *amax, *bmax; /* bits of max |x| per row of A / column of B */
+    uint32_t *sx, *sy;        /* packed block summaries, [β·m + i], [β·n + j] */
+    struct adp_dev *dev;
+    struct adp_decision host_decision; /* by_shape */
+    const struct mpb_gemm *g;
+    cudaGraph_t graphs[ADP_MAX_SLICES + 4];
+    cudaGraphExec_t full, guard, slicing, native;
+    cudaEvent_t guard_events[2]; /* around the guardrails in the instrumented call */
+    bool guard_measured;
+    cudaGraphExec_t diag[ADP_MAX_SLICES];
+    int n_graphs;
+};
+
+static const int32_t one_i = 1, zero_i = 0;
+static const double one = 1.0, zero = 0.0;
+
+/* ---- kernels ------------------------------------------------------------ */
+
+/* Max-plus operands in 16-bit halves: X = (Max_x, Min_x), Y = (Min_y,
+ * Max_y), so X + Y = (Max_x + Min_y, Min_x + Max_y), the two candidates of
+ * adp_block_estimate, and one __viaddmax_s16x2 (Hopper DPX) folds both into
+ * a running max. The sums stay in [−32768, 2048]: no wrap. */
+__device__ static uint32_t pack16(int hi, int lo)
+{
+    return ((uint32_t)(uint16_t)(int16_t)hi << 16) | (uint32_t)(uint16_t)(int16_t)lo;
+}
+
+#define ADP_PACK_NONE 0xC000C000u /* (ADP_EXP_NONE, ADP_EXP_NONE) */
+#define ADP_PACK_FLOOR 0x80008000u /* (−32768, −32768): below any sum */
+
+/* A is column-major: thread (i, β) walks its block, neighbours in i read
+ * neighbouring addresses. */
+__global__ static void adp_scan_a(const double *a, int64_t m, int64_t k, int block, int64_t blocks,
+                                  uint32_t *sx, unsigned long long *amax, struct adp_dev *dev)
+{
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= m * blocks)
+        return;
+    int64_t i = t % m, beta = t / m, l0 = beta * block;
+    int64_t l1 = l0 + block < k ? l0 + block : k;
+    int hi = ADP_EXP_NONE, lo = ADP_EXP_TOP, special = 0;
+    unsigned long long max_bits = 0;
+    for (int64_t l = l0; l < l1; l++) {
+        double v = a[i + l * m];
+        unsigned long long u = adp_bits_of(v) & 0x7FFFFFFFFFFFFFFFull;
+        special |= adp_is_special(v);
+        max_bits = u > max_bits ? u : max_bits;
+        adp_block_add(&hi, &lo, v);
+    }
+    sx[beta * m + i] = pack16(hi, lo);
+    if (max_bits)
+        atomicMax(&amax[i], max_bits);
+    if (special)
+        atomicOr(&dev->special, 1);
+}
+
+/* B is column-major: a warp per (column j, block β), lanes along k. */
+__global__ static void adp_scan_b(const double *b, int64_t n, int64_t k, int block, int64_t blocks,
+                                  uint32_t *sy, unsigned long long *bmax, struct adp_dev *dev)
+{
+    int64_t w = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    int lane = threadIdx.x % 32;
+    if (w >= n * blocks)
+        return;
+    int64_t j = w % n, beta = w / n, l0 = beta * block;
+    int64_t l1 = l0 + block < k ? l0 + block : k;
+    int hi = ADP_EXP_NONE, lo = ADP_EXP_TOP, special = 0;
+    unsigned long long max_bits = 0;
+    for (int64_t l = l0 + lane; l < l1; l += 32) {
+        double v = b[l + j * k];
+        unsigned long long u = adp_bits_of(v) & 0x7FFFFFFFFFFFFFFFull;
+        special |= adp_is_special(v);
+        max_bits = u > max_bits ? u : max_bits;
+        adp_block_add(&hi, &lo, v);
+    }
+    hi = __reduce_max_sync(0xFFFFFFFFu, hi);
+    lo = __reduce_min_sync(0xFFFFFFFFu, lo);
+    special = __any_sync(0xFFFFFFFFu, special);
+    for (int off = 16; off > 0; off /= 2) {
+        unsigned long long other = __shfl_xor_sync(0xFFFFFFFFu, max_bits, off);
+        max_bits = other > max_bits ? other : max_bits;
+    }
+    if (lane)
+        return;
+    sy[beta * n + j] = pack16(lo, hi);
+    if (max_bits)
+        atomicMax(&bmax[j], max_bits);
+    if (special)
+        atomicOr(&dev->special, 1);
+}
+
+#define ESC_TILE 128
+#define ESC_CHUNK 16
+
+/* The coarsened ESC (paper §4) as a max-plus "GEMM" over the summaries: a
+ * 128×128 tile of (i, j) per 256 threads, 8×8 entries each; the max of
+ * adp_esc_of over the tile goes to dev->esc by atomicMax. */
+__global__ static void __launch_bounds__(256)
+    adp_esc(const uint32_t *sx, const uint32_t *sy, const unsigned long long *amax,
+            const unsigned long long *bmax, int64_t m, int64_t n, int64_t blocks,
+            struct adp_dev *dev)
+{
+    __shared__ uint32_t xs[ESC_CHUNK][ESC_TILE], ys[ESC_CHUNK][ESC_TILE];
+    int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
+    int64_t i0 = (int64_t)blockIdx.y * ESC_TILE, j0 = (int64_t)blockIdx.x * ESC_TILE;
+    uint32_t acc[8][8];
+    for (int r = 0; r < 8; r++)
+        for (int c = 0; c < 8; c++)
+            acc[r][c] = ADP_PACK_FLOOR;
+    for (int64_t b0 = 0; b0 < blocks; b0 += ESC_CHUNK) {
+        for (int t = threadIdx.x; t < ESC_CHUNK * ESC_TILE; t += blockDim.x) {
+            int bb = t / ESC_TILE, c = t % ESC_TILE;
+            int64_t beta = b0 + bb, i = i0 + c, j = j0 + c;
+            xs[bb][c] = beta < blocks && i < m ? sx[beta * m + i] : ADP_PACK_NONE;
+            ys[bb][c] = beta < blocks && j < n ? sy[beta * n + j] : ADP_PACK_NONE;
+        }
+        __syncthreads();
+        for (int bb = 0; bb < ESC_CHUNK; bb++) {
+            uint32_t x[8], y[8];
+            for (int r = 0; r < 8; r++)
+                x[r] = xs[bb][ty + 16 * r];
+            for (int c = 0; c < 8; c++)
+                y[c] = ys[bb][tx + 16 * c];
+            for (int r = 0; r < 8; r++)
+                for (int c = 0; c < 8; c++)
+                    acc[r][c] = __viaddmax_s16x2(x[r], y[c], acc[r][c]);
+        }
+        __syncthreads();
+    }
+    int worst = 0;
+    for (int r = 0; r < 8; r++) {
+        int64_t i = i0 + ty + 16 * r;
+        if (i >= m)
+            continue;
+        int ea = adp_exponent_of_bits(amax[i]);
+        for (int c = 0; c < 8; c++) {
+            int64_t j = j0 + tx + 16 * c;
+            if (j >= n)
+                continue;
+            int z = adp_imax((int16_t)(acc[r][c] >> 16), (int16_t)(acc[r][c] & 0xFFFFu));
+            worst = adp_imax(worst, adp_esc_of(ea, adp_exponent_of_bits(bmax[j]), z));
+        }
+    }
+    worst = __reduce_max_sync(0xFFFFFFFFu, worst);
+    if (threadIdx.x % 32 == 0)
+        atomicMax(&dev->esc, worst);
+}
+
+/* One thread: the decision (when `decide`), then every handle of `hs`. */
+__global__ static void adp_decide_kernel(struct adp_config cfg, struct adp_dev *dev,
+                                         struct adp_handles hs, int decide)
+{
+    if (decide)
+        dev->decision = adp_decide(&cfg, dev->special, dev->esc);
+    struct adp_decision d = dev->decision;
+    for (int t = 0; t < hs.count; t++) {
+        int w = hs.which[t];
+        cudaGraphSetConditional(hs.h[t], w < 0 ? d.native : !d.native && w < d.slices);
+    }
+}
+
+/* Slices of `count` vectors of length k (element l of vector i at
+ * x[i·ld_i + l·ld_l]); a warp per vector and 32 consecutive l, 8 vectors
+ * per block; digit p of vector i at out[i·smax·kp + first + p·step]. */
+__global__ static void adp_slice_kernel(const double *x, int64_t ld_i, int64_t ld_l, int64_t count,
+                                        int64_t k, const unsigned long long *xmax, int8_t *out,
+                                        int smax, int64_t kp, int64_t first, int64_t step,
+                                        const struct adp_dev *dev)
+{
+    struct adp_decision d = dev->decision;
+    if (d.native)
+        return;
+    int64_t segs = (k + 31) / 32;
+    int64_t i = (int64_t)(blockIdx.x / segs) * 8 + threadIdx.x / 32;
+    int64_t l = (int64_t)(blockIdx.x % segs) * 32 + threadIdx.x % 32;
+    if (i >= count || l >= k)
+        return;
+    adp_slice(x[i * ld_i + l * ld_l], adp_scale_exponent(xmax[i]), d.slices,
+              out + i * smax * kp + first + l, step);
+}
+
+/* One INT8 GEMM's result of diagonal d into the double-word accumulator;
+ * `first`: the accumulator starts here; `last_chunk`: the diagonal's last
+ * GEMM (with d = s − 1: write C). */
+__global__ static void adp_accum(const int32_t *cint, int64_t ldc, double *c, double *lo,
+                                 const unsigned long long *amax, const unsigned long long *bmax,
+                                 int64_t m, int64_t n, int d, int first, int last_chunk,
+                                 const struct adp_dev *dev)
+{
+    struct adp_decision dec = dev->decision;
+    if (dec.native || d >= dec.slices)
+        return;
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < m * n; t += stride) {
+        int64_t i = t % m, j = t / m;
+        double hi = first ? 0.0 : c[t], l = first ? 0.0 : lo[t];
+        adp_acc_add(&hi, &l, adp_diagonal_term(cint[i + j * ldc], d));
+        if (last_chunk && d == dec.slices - 1) {
+            c[t] = adp_acc_final(hi, l, adp_scale_exponent(amax[i]), adp_scale_exponent(bmax[j]));
+        } else {
+            c[t] = hi;
+            lo[t] = l;
+        }
+    }
+}
+
+/* ---- enqueueing (plain or under capture) ------------------------------- */
+
+static unsigned grid_for(int64_t threads, int per_block)
+{
+    int64_t b = (threads + per_block - 1) / per_block;
+    return (unsigned)(b < 1 ? 1 : b);
+}
+
+static enum mpb_status enqueue_scan_esc(struct mpb_cuda_env *env, struct adp_state *s,
+                                        cudaStream_t st, const struct adp_handles *hs)
+{
+    const struct mpb_gemm *g = s->g;
+    MPB_CUDA_TRY(env, cudaMemsetAsync(s->dev, 0, sizeof *s->dev, st));
+    MPB_CUDA_TRY(env, cudaMemsetAsync(s->amax, 0, sizeof *s->amax * (size_t)g->m, st));
+    MPB_CUDA_TRY(env, cudaMemsetAsync(s->bmax, 0, sizeof *s->bmax * (size_t)g->n, st));
+    adp_scan_a<<<grid_for(g->m * s->blocks, 256), 256, 0, st>>>(
+        (const double *)g->a, g->m, g->k, s->cfg.block, s->blocks, s->sx, s->amax, s->dev);
+    MPB_LAUNCH_CHECK(env);
+    adp_scan_b<<<grid_for(g->n * s->blocks * 32, 256), 256, 0, st>>>(
+        (const double *)g->b, g->n, g->k, s->cfg.block, s->blocks, s->sy, s->bmax, s->dev);
+    MPB_LAUNCH_CHECK(env);
+    dim3 tiles((unsigned)((g->n + ESC_TILE - 1) / ESC_TILE),
+               (unsigned)((g->m + ESC_TILE - 1) / ESC_TILE));
+    adp_esc<<<tiles, 256, 0, st>>>(s->sx, s->sy, s->amax, s->bmax, g->m, g->n, s->blocks, s->dev);
+    MPB_LAUNCH_CHECK(env);
+    adp_decide_kernel<<<1, 1, 0, st>>>(s->cfg, s->dev, *hs, 1);
+    MPB_LAUNCH_CHECK(env);
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status enqueue_slicing(struct mpb_cuda_env *env, struct adp_state *s,
+                                       cudaStream_t st)
+{
+    const struct mpb_gemm *g = s->g;
+    int64_t segs = (g->k + 31) / 32;
+    adp_slice_kernel<<<grid_for((g->m + 7) / 8 * segs, 1), 256, 0, st>>>(
+        (const double *)g->a, 1, g->m, g->m, g->k, s->amax, s->as, s->smax, s->kp, 0, s->kp,
+        s->dev);
+    MPB_LAUNCH_CHECK(env);
+    adp_slice_kernel<<<grid_for((g->n + 7) / 8 * segs, 1), 256, 0, st>>>(
+        (const double *)g->b, g->k, 1, g->n, g->k, s->bmax, s->bs, s->smax, s->kp,
+        (int64_t)(s->smax - 1) * s->kp, -s->kp, s->dev);
+    MPB_LAUNCH_CHECK(env);
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status enqueue_native(struct mpb_cuda_env *env, struct adp_state *s)
+{
+    const struct mpb_gemm *g = s->g;
+    int m = (int)g->m, n = (int)g->n, k = (int)g->k;
+    MPB_CUBLAS_TRY(env, cublasDgemm(s->handle, CUBLAS_OP_N, CUBLAS_OP_N, m, n, k, &one,
+                                    (const double *)g->a, m, (const double *)g->b, k, &zero,
+                                    (double *)g->c, m));
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status enqueue_accum(struct mpb_cuda_env *env, struct adp_state *s,
+                                     cudaStream_t st, int d, int p0)
+{
+    const struct mpb_gemm *g = s->g;
+    int64_t entries = g->m * g->n;
+    unsigned blocks = grid_for(entries, 256);
+    blocks = blocks < 132u * 16u ? blocks : 132u * 16u;
+    adp_accum<<<blocks, 256, 0, st>>>(s->cint, s->ldc, (double *)g->c, s->lo, s->amax, s->bmax,
+                                      g->m, g->n, d, d == 0 && p0 == 0, p0 + s->pairs > d,
+                                      s->dev);
+    MPB_LAUNCH_CHECK(env);
+    return MPB_STATUS_OK;
+}
+
+/* The INT8 GEMM of pairs p0 … min(d, p0 + pairs − 1) of diagonal d: A's
+ * digits p and B's digits d − p lie next to each other along k (B's stored in
+ * reverse), so one GEMM with k' = pairs·kp sums them (op(A) = T: the layout
+ * cuBLAS's INT8 kernels run fastest, specs/h200.md). */
+static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *s, int d, int p0)
+{
+    const struct mpb_gemm *g = s->g;
+    int p1 = p0 + s->pairs - 1 < d ? p0 + s->pairs - 1 : d;
+    int64_t ld = s->smax * s->kp;
+    int kk = (int)((p1 - p0 + 1) * s->kp);
+    const int8_t *a = s->as + p0 * s->kp;
+    const int8_t *b = s->bs + (s->smax - 1 - d + p0) * s->kp;
+    MPB_CUBLAS_TRY(env, cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)g->m, (int)g->n, kk,
+                                     &one_i, a, CUDA_R_8I, (int)ld, b, CUDA_R_8I, (int)ld, &zero_i,
+                                     s->cint, CUDA_R_32I, (int)s->ldc, CUBLAS_COMPUTE_32I,
+                                     CUBLAS_GEMM_DEFAULT));
+    return MPB_STATUS_OK;
+}
+
+/* Diagonal d: every GEMM with its accumulation pass; `last_accum` = false
+ * leaves the diagonal's last pass to the caller (instrumented call). */
+static enum mpb_status enqueue_diagonal(struct mpb_cuda_env *env, struct adp_state *s,
+                                        cudaStream_t st, int d, bool last_accum)
+{
+    for (int p0 = 0; p0 <= d; p0 += s->pairs) {
+        enum mpb_status r = enqueue_gemm(env, s, d, p0);
+        bool last = p0 + s->pairs > d;
+        if (r == MPB_STATUS_OK && (!last || last_accum))
+            r = enqueue_accum(env, s, st, d, p0);
+        if (r != MPB_STATUS_OK)
+            return r;
+    }
+    return MPB_STATUS_OK;
+}
+
+/* ---- graphs ------------------------------------------------------------ */
+
+/* Adds an IF node on `handle` after the current capture frontier of `st`
+ * and returns its body graph; the frontier moves to the node. */
+static enum mpb_status add_if(struct mpb_cuda_env *env, cudaStream_t st,
+                              cudaGraphConditionalHandle handle, cudaGraph_t *body)
+{
+    cudaStreamCaptureStatus status;
+    cudaGraph_t graph;
+    const cudaGraphNode_t *deps;
+    size_t n_deps;
+    MPB_CUDA_TRY(env, cudaStreamGetCaptureInfo(st, &status, NULL, &graph, &deps, NULL, &n_deps));
+    cudaGraphNodeParams p = {};
+    p.type = cudaGraphNodeTypeConditional;
+    p.conditional.handle = handle;
+    p.conditional.type = cudaGraphCondTypeIf;
+    p.conditional.size = 1;
+    cudaGraphNode_t node;
+    MPB_CUDA_TRY(env, cudaGraphAddNode(&node, graph, deps, NULL, n_deps, &p));
+    *body = p.conditional.phGraph_out[0];
+    MPB_CUDA_TRY(env, cudaStreamUpdateCaptureDependencies(st, &node, NULL, 1,
+                                                          cudaStreamSetCaptureDependencies));
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status new_handle(struct mpb_cuda_env *env, cudaStream_t st,
+                                  struct adp_handles *hs, int which)
+{
+    cudaStreamCaptureStatus status;
+    cudaGraph_t graph;
+    MPB_CUDA_TRY(env, cudaStreamGetCaptureInfo(st, &status, NULL, &graph, NULL, NULL, NULL));
+    MPB_CUDA_TRY(env, cudaGraphConditionalHandleCreate(&hs->h[hs->count], graph, 0,
+                                                       cudaGraphCondAssignDefault));
+    hs->which[hs->count++] = which;
+    return MPB_STATUS_OK;
+}
+
+/* Fills `body` with cuBLAS work, captured on the body stream. */
+static enum mpb_status capture_native_body(struct mpb_cuda_env *env, struct adp_state *s,
+                                           cudaGraph_t body)
+{
+    MPB_CUDA_TRY(env, cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, s->body_stream));
+    enum mpb_status r = enqueue_native(env, s);
+    MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
+    return r;
+}
+
+/* The chain of diagonal bodies: body d holds diagonal d, then IF(d+1). */
+static enum mpb_status capture_diagonal_chain(struct mpb_cuda_env *env, struct adp_state *s,
+                                              const struct adp_handles *hs, cudaGraph_t body)
+{
+    for (int d = 0; d < s->smax; d++) {
+        cudaGraph_t next = NULL;
+        MPB_CUDA_TRY(env, cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
+                                                        cudaStreamCaptureModeThreadLocal));
+        MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, s->body_stream));
+        enum mpb_status r = enqueue_diagonal(env, s, s->body_stream, d, true);
+        if (r == MPB_STATUS_OK && d + 1 < s->smax)
+            r = add_if(env, s->body_stream, hs->h[2 + d], &next);
+        MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
+        if (r != MPB_STATUS_OK)
+            return r;
+        body = next;
+    }
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status instantiate(struct mpb_cuda_env *env, struct adp_state *s, cudaGraph_t graph,
+                                   cudaGraphExec_t *exec)
+{
+    s->graphs[s->n_graphs++] = graph;
+    MPB_CUDA_TRY(env, cudaGraphInstantiate(exec, graph, 0));
+    return MPB_STATUS_OK;
+}
+
+/* The timed call's graph: split, IF native, IF diagonal 0 → 1 → … */
+static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
+{
+    cudaStream_t st = mpb_stream(env);
+    struct adp_handles hs = {};
+    cudaGraph_t graph = NULL, native_body, diag_body;
+    MPB_CUDA_TRY(env, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    enum mpb_status r = new_handle(env, st, &hs, -1);
+    for (int d = 0; r == MPB_STATUS_OK && d < s->smax; d++)
+        r = new_handle(env, st, &hs, d);
+    if (r == MPB_STATUS_OK)
+        r = enqueue_scan_esc(env, s, st, &hs);
+    if (r == MPB_STATUS_OK)
+        r = enqueue_slicing(env, s, st);
+    if (r == MPB_STATUS_OK)
+        r = add_if(env, st, hs.h[0], &native_body);
+    if (r == MPB_STATUS_OK)
+        r = add_if(env, st, hs.h[1], &diag_body);
+    MPB_CUDA_TRY(env, cudaStreamEndCapture(st, &graph));
+    if (r == MPB_STATUS_OK)
+        r = capture_native_body(env, s, native_body);
+    if (r == MPB_STATUS_OK)
+        r = capture_diagonal_chain(env, s, &hs, diag_body);
+    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, st));
+    if (r != MPB_STATUS_OK) {
+        MPB_CUDA_NOTE(env, cudaGraphDestroy(graph));
+        return r;
+    }
+    return instantiate(env, s, graph, &s->full);
+}
+
+/* Instrumented call: the guardrails (scan, ESC, decision; no handles) and
+ * the slicing as two graphs, and one graph per IF. */
+static enum mpb_status build_split(struct mpb_cuda_env *env, struct adp_state *s, bool guard,
+                                   cudaGraphExec_t *exec)
+{
+    cudaStream_t st = mpb_stream(env);
+    struct adp_handles none = {};
+    cudaGraph_t graph = NULL;
+    MPB_CUDA_TRY(env, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    enum mpb_status r = guard ? enqueue_scan_esc(env, s, st, &none) : enqueue_slicing(env, s, st);
+    MPB_CUDA_TRY(env, cudaStreamEndCapture(st, &graph));
+    if (r != MPB_STATUS_OK) {
+        MPB_CUDA_NOTE(env, cudaGraphDestroy(graph));
+        return r;
+    }
+    return instantiate(env, s, graph, exec);
+}
+
+/* which < 0: IF native {DGEMM}; else IF d < s {diagonal d's GEMMs and all
+ * but its last accumulation pass}. */
+static enum mpb_status build_single_if(struct mpb_cuda_env *env, struct adp_state *s, int which,
+                                       cudaGraphExec_t *exec)
+{
+    cudaStream_t st = mpb_stream(env);
+    struct adp_handles hs = {};
+    cudaGraph_t graph = NULL, body;
+    MPB_CUDA_TRY(env, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
+    enum mpb_status r = new_handle(env, st, &hs, which);
+    if (r == MPB_STATUS_OK) {
+        adp_decide_kernel<<<1, 1, 0, st>>>(s->cfg, s->dev, hs, 0);
+        r = cudaGetLastError() == cudaSuccess ? MPB_STATUS_OK
+                                               : mpb_cuda_fail(env, "adp_decide_kernel launch",
+                                                               __FILE__, __LINE__);
+    }
+    if (r == MPB_STATUS_OK)
+        r = add_if(env, st, hs.h[0], &body);
+    MPB_CUDA_TRY(env, cudaStreamEndCapture(st, &graph));
+    if (r == MPB_STATUS_OK && which < 0) {
+        r = capture_native_body(env, s, body);
+    } else if (r == MPB_STATUS_OK) {
+        cudaError_t e = cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
+                                                      cudaStreamCaptureModeThreadLocal);
+        if (e != cudaSuccess)
+            r = mpb_cuda_fail_rt(env, e, "cudaStreamBeginCaptureToGraph", __FILE__, __LINE__);
+        else {
+            MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, s->body_stream));
+            r = enqueue_diagonal(env, s, s->body_stream, which, false);
+            MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
+        }
+    }
+    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, st));
+    if (r != MPB_STATUS_OK) {
+        MPB_CUDA_NOTE(env, cudaGraphDestroy(graph));
+        return r;
+    }
+    return instantiate(env, s, graph, exec);
+}
+
+/* ---- setup / run / report / teardown ------------------------------------ */
+
+static void adp_teardown(struct mpb_cuda_env *env, void *state)
+{
+    struct adp_state *s = (struct adp_state *)state;
+    if (!s)
+        return;
+    cudaGraphExec_t execs[ADP_MAX_SLICES + 4] = {s->full, s->guard, s->slicing, s->native};
+    for (int d = 0; d < ADP_MAX_SLICES; d++)
+        execs[4 + d] = s->diag[d];
+    for (int i = 0; i < ADP_MAX_SLICES + 4; i++)
+        if (execs[i])
+            MPB_CUDA_NOTE(env, cudaGraphExecDestroy(execs[i]));
+    for (int e = 0; e < 2; e++)
+        if (s->guard_events[e])
+            MPB_CUDA_NOTE(env, cudaEventDestroy(s->guard_events[e]));
+    for (int i = 0; i < s->n_graphs; i++)
+        MPB_CUDA_NOTE(env, cudaGraphDestroy(s->graphs[i]));
+    if (s->handle)
+        MPB_CUBLAS_NOTE(env, cublasDestroy(s->handle));
+    if (s->body_stream)
+        MPB_CUDA_NOTE(env, cudaStreamDestroy(s->body_stream));
+    void *bufs[] = {s->workspace, s->as, s->bs, s->cint, s->lo, s->amax, s->bmax, s->sx, s->sy, s->dev};
+    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
+        mpb_cuda_free(env, bufs[i]);
+    free(s);
+}
+
+/* cuBLAS may not allocate while captured: a workspace of its own (32 MiB,
+ * cublasSetWorkspace's recommendation for Hopper). */
+#define ADP_WORKSPACE_BYTES ((size_t)32 << 20)
+
+static enum mpb_status handle_create(struct mpb_cuda_env *env, struct adp_state *s)
+{
+    MPB_CUBLAS_TRY(env, cublasCreate(&s->handle));
+    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, mpb_stream(env)));
+    MPB_CUBLAS_TRY(env, cublasSetPointerMode(s->handle, CUBLAS_POINTER_MODE_HOST));
+    MPB_CUBLAS_TRY(env, cublasSetMathMode(s->handle, CUBLAS_DEFAULT_MATH));
+    enum mpb_status r = mpb_cuda_alloc(env, &s->workspace, ADP_WORKSPACE_BYTES);
+    if (r != MPB_STATUS_OK)
+        return r;
+    MPB_CUBLAS_TRY(env, cublasSetWorkspace(s->handle, s->workspace, ADP_WORKSPACE_BYTES));
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status buffers_alloc(struct mpb_cuda_env *env, struct adp_state *s)
+{
+    const struct mpb_gemm *g = s->g;
+    size_t slices_a = (size_t)(g->m * s->smax * s->kp), slices_b = (size_t)(g->n * s->smax * s->kp);
+    size_t entries = (size_t)(g->m * g->n);
+    enum mpb_status r = MPB_STATUS_OK;
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->as, slices_a);
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->bs, slices_b);
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->cint, sizeof(int32_t) * (size_t)(s->ldc * g->n));
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->lo, sizeof(double) * entries);
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->amax, sizeof *s->amax * (size_t)g->m);
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->bmax, sizeof *s->bmax * (size_t)g->n);
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->sx, sizeof *s->sx * (size_t)(g->m * s->blocks));
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->sy, sizeof *s->sy * (size_t)(g->n * s->blocks));
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->dev, sizeof *s->dev);
+    /* The padding between slices along k must read as zero digits. */
+    if (r == MPB_STATUS_OK) r = mpb_cuda_memset(env, s->as, 0, slices_a);
+    if (r == MPB_STATUS_OK) r = mpb_cuda_memset(env, s->bs, 0, slices_b);
+    if (r == MPB_STATUS_OK) r = mpb_cuda_memset(env, s->dev, 0, sizeof *s->dev);
+    return r;
+}
+
+static enum mpb_status build_all(struct mpb_cuda_env *env, struct adp_state *s)
+{
+    MPB_CUDA_TRY(env, cudaStreamCreateWithFlags(&s->body_stream, cudaStreamNonBlocking));
+    s->smax = adp_slices_for_bits(s->cfg.fixed_bits > s->cfg.max_bits ? s->cfg.fixed_bits
+                                                                      : s->cfg.max_bits);
+    s->kp = (s->g->k + 15) / 16 * 16;
+    s->ldc = (s->g->m + 15) / 16 * 16;
+    s->blocks = (s->g->k + s->cfg.block - 1) / s->cfg.block;
+    s->pairs = adp_pairs_per_gemm(s->g->k);
+    enum mpb_status r = buffers_alloc(env, s);
+    if (r == MPB_STATUS_OK)
+        r = build_full(env, s);
+    if (r == MPB_STATUS_OK)
+        r = build_split(env, s, true, &s->guard);
+    if (r == MPB_STATUS_OK)
+        r = build_split(env, s, false, &s->slicing);
+    for (int e = 0; r == MPB_STATUS_OK && e < 2; e++) {
+        cudaError_t err = cudaEventCreate(&s->guard_events[e]);
+        if (err != cudaSuccess)
+            r = mpb_cuda_fail_rt(env, err, "cudaEventCreate(&s->guard_events[e])", __FILE__,
+                                 __LINE__);
+    }
+    if (r == MPB_STATUS_OK)
+        r = build_single_if(env, s, -1, &s->native);
+    for (int d = 0; r == MPB_STATUS_OK && d < s->smax; d++)
+        r = build_single_if(env, s, d, &s->diag[d]);
+    return r;
+}
+
+static enum mpb_status adp_setup(struct mpb_cuda_env *env, const struct mpb_gemm *g,
+                                 const double *params, void **state)
+{
+    char why[256];
+    *state = NULL;
+    if (!mpb_adp_check(params, g, mpb_cuda_device(env), why, sizeof why))
+        return mpb_cuda_fail(env, why, __FILE__, __LINE__);
+    struct adp_state *s = (struct adp_state *)calloc(1, sizeof *s);
+    if (!s)
+        return mpb_cuda_fail(env, "out of host memory for the scheme state", __FILE__, __LINE__);
+    s->g = g;
+    s->cfg = mpb_adp_config(params, g);
+    s->by_shape = adp_native_by_shape(&s->cfg);
+    s->host_decision = (struct adp_decision){0, 0, 0, 1, ADP_NATIVE_SHAPE};
+    enum mpb_status r = handle_create(env, s);
+    if (r == MPB_STATUS_OK && !s->by_shape)
+        r = build_all(env, s);
+    if (r == MPB_STATUS_OK)
+        r = mpb_cuda_sync(env);
+    if (r != MPB_STATUS_OK) {
+        adp_teardown(env, s);
+        return r;
+    }
+    *state = s;
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status run_instrumented(struct mpb_cuda_env *env, struct adp_state *s,
+                                        struct mpb_phase_clock *clock)
+{
+    cudaStream_t st = mpb_stream(env);
+    MPB_CUDA_TRY(env, cudaEventRecord(s->guard_events[0], st));
+    MPB_CUDA_TRY(env, cudaGraphLaunch(s->guard, st));
+    MPB_CUDA_TRY(env, cudaEventRecord(s->guard_events[1], st));
+    MPB_CUDA_TRY(env, cudaGraphLaunch(s->slicing, st));
+    mpb_phase_mark(clock, MPB_PHASE_SPLIT);
+    s->guard_measured = true;
+    MPB_CUDA_TRY(env, cudaGraphLaunch(s->native, st));
+    mpb_phase_mark(clock, MPB_PHASE_GEMM);
+    for (int d = 0; d < s->smax; d++) {
+        MPB_CUDA_TRY(env, cudaGraphLaunch(s->diag[d], st));
+        mpb_phase_mark(clock, MPB_PHASE_GEMM);
+        int last_p0 = d / s->pairs * s->pairs;
+        enum mpb_status r = enqueue_accum(env, s, st, d, last_p0);
+        if (r != MPB_STATUS_OK)
+            return r;
+        mpb_phase_mark(clock, MPB_PHASE_ACCUM);
+    }
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status adp_run(struct mpb_cuda_env *env, void *state, const struct mpb_gemm *g,
+                               struct mpb_phase_clock *clock)
+{
+    struct adp_state *s = (struct adp_state *)state;
+    (void)g; /* the graphs hold setup's pointers; the runner passes the same g */
+    if (s->by_shape) {
+        enum mpb_status r = enqueue_native(env, s);
+        mpb_phase_mark(clock, MPB_PHASE_GEMM);
+        return r;
+    }
+    if (clock)
+        return run_instrumented(env, s, clock);
+    MPB_CUDA_TRY(env, cudaGraphLaunch(s->full, mpb_stream(env)));
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status adp_report(struct mpb_cuda_env *env, void *state,
+                                  struct mpb_scheme_info *info)
+{
+    struct adp_state *s = (struct adp_state *)state;
+    struct adp_dev dev;
+    dev.decision = s->host_decision;
+    if (!s->by_shape) {
+        enum mpb_status r = mpb_cuda_download(env, &dev, s->dev, sizeof dev);
+        if (r != MPB_STATUS_OK)
+            return r;
+    }
+    mpb_adp_describe(&s->cfg, &dev.decision, info);
+    if (s->guard_measured) {
+        float ms;
+        MPB_CUDA_TRY(env, cudaEventElapsedTime(&ms, s->guard_events[0], s->guard_events[1]));
+        size_t used = strlen(info->note);
+        snprintf(info->note + used, sizeof info->note - used,
+                 "; scan+ESC+decision %.4g ms of split_ms (instrumented call)", ms);
+    }
+    mpb_cublas_env_note(info->note, sizeof info->note);
+    return MPB_STATUS_OK;
+}
+
+extern "C" const struct mpb_scheme_cuda mpb_adp_cuda = {adp_setup, adp_run, adp_report,
+                                                        adp_teardown};

@@ -1,0 +1,69 @@
+/* The `adp` scheme: Automatic Dynamic Precision (Schwarz et al., NVIDIA,
+ * papers/002; specs/schemes.md "adp"). Ozaki scheme I on INT8 tensor cores
+ * with the unsigned slice encoding, the ESC estimate of the bits an input
+ * needs, and guardrails that fall back to native DGEMM. adp_arith.h holds
+ * the arithmetic, adp.cu the GPU path, adp_host.c the host model.
+ *
+ * What a row reports (README "adp"):
+ *   slices   = INT8 slices s of the last call (0 when it ran native)
+ *   fallback = 1 when native DGEMM ran; the note says why (nonfinite or
+ *              subnormal input, 53 + ESC above max_bits / fixed_bits,
+ *              decision=auto predicted native faster)
+ *   settings = the knobs, then esc= and bits= of the last call */
+#ifndef MPB_ADP_H
+#define MPB_ADP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "../../src/cuda_env.h"
+#include "../../src/gemm.h"
+#include "../../src/param.h"
+#include "../../src/registry.h"
+#include "adp_arith.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mpb_adp_param {
+    MPB_ADP_MAX_BITS = 0, /* 7..255 */
+    MPB_ADP_FALLBACK,     /* on | off */
+    MPB_ADP_DECISION,     /* auto | eager */
+    MPB_ADP_BLOCK,        /* ESC coarsening along k */
+    MPB_ADP_FIXED_BITS,   /* 0 = dynamic */
+    MPB_ADP_N_PARAMS
+};
+enum mpb_adp_fallback { MPB_ADP_FALLBACK_ON = 0, MPB_ADP_FALLBACK_OFF };
+enum mpb_adp_decision { MPB_ADP_AUTO = 0, MPB_ADP_EAGER };
+
+extern const struct mpb_param_spec mpb_adp_params[];
+extern const struct mpb_scheme_cuda mpb_adp_cuda;
+
+/* The knobs of a case as the arithmetic needs them. */
+struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g);
+
+/* k beyond ADP_MAX_TERMS (one slice pair would overflow INT32); dimensions
+ * beyond INT_MAX on the GPU (cublasGemmEx takes int). */
+bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
+                   const struct mpb_device_info *dev, char *why, size_t why_len);
+
+/* |Ĉ − C| ≤ f·(|A||B|) (adp_host.c has the derivation); +Inf with
+ * fallback=off, which gives no guarantee. */
+double mpb_adp_bound(const double *params, int64_t k);
+
+/* Host model: the same scan, ESC, decision, slicing, exact integer
+ * products and accumulation order as the GPU; native cases run the dgemm
+ * host model. */
+enum mpb_status mpb_adp_host(const struct mpb_gemm *g, const double *params,
+                             struct mpb_scheme_info *info);
+
+/* settings and note of a row from the config and the decision. */
+void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
+                      struct mpb_scheme_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,330 @@
+/* Arithmetic of the `adp` scheme (Automatic Dynamic Precision; Schwarz et
+ * al., NVIDIA, papers/002), shared by the CUDA kernels (adp.cu) and the host
+ * model (adp_host.c) through MPB_HD, so that both take the same decision and
+ * produce the same bits.
+ *
+ * The scheme is Ozaki scheme I on INT8 with:
+ *   - per-row (A) / per-column (B) power-of-two scaling, 2^E;
+ *   - the unsigned slice encoding (paper §3): the fixed-point value
+ *     N = RNE(x·2^(W−E)), W = 8s − 1, written as s base-256 digits in
+ *     [−128, 127]; sub-leading digits carry 8 value bits because a u8 digit
+ *     ≥ 128 is stored as digit − 256 with +1 carried into the next higher
+ *     digit (two's complement remap), the leading digit carries the sign;
+ *   - ESC, the Exponent Span Capacity (paper §4), estimated over blocks of
+ *     length `block` along k, deciding W = bits = 53 + ESC;
+ *   - guardrails and a speed heuristic (paper §5) that fall back to native
+ *     DGEMM.
+ * Slice pairs (p, q) with p + q = d share the weight 2^(E_i+E_j−14−8d); one
+ * INT8 GEMM per diagonal d (slices concatenated along k) gives their exact
+ * integer sum, and the diagonals are accumulated in FP64 double-word
+ * (TwoSum) in the order d = 0, 1, …, s−1, rounded once at the end. */
+#ifndef MPB_ADP_ARITH_H
+#define MPB_ADP_ARITH_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include "../common/mpb_hd.h"
+
+/* The most slices any setting can ask for: bits ≤ 255 → s ≤ 32. */
+#define ADP_MAX_SLICES 32
+/* Exponent of a zero entry: −∞ for the ESC. Two of them sum to −32768, which
+ * still fits the 16-bit halves the GPU's max-plus kernel works in. */
+#define ADP_EXP_NONE (-16384)
+/* Start value of a block minimum (above any exponent). */
+#define ADP_EXP_TOP 16383
+/* INT8×INT8 products are at most 128² = 2^14 in magnitude: an INT32
+ * accumulator is exact for up to (2^31 − 1)/2^14 nonzero terms. */
+#define ADP_MAX_TERMS 131071
+
+/* Why a call ran what it ran (the `note` of a row). */
+enum adp_reason {
+    ADP_EMULATED = 0,
+    ADP_NATIVE_SPECIAL,   /* NaN, Inf or subnormal in A or B */
+    ADP_NATIVE_BITS,      /* 53 + ESC exceeds max_bits (or fixed_bits) */
+    ADP_NATIVE_SPEED,     /* decision=auto: native DGEMM predicted faster */
+    ADP_NATIVE_SHAPE,     /* decision=auto: native faster even at the fewest slices
+                             any data could need; scan and ESC skipped */
+};
+
+/* The knobs, as the kernels and the host model need them. */
+struct adp_config {
+    int max_bits;   /* 7..255 */
+    int fixed_bits; /* 0 = dynamic */
+    int fallback;   /* 1 = on */
+    int auto_mode;  /* 1 = decision=auto, 0 = eager */
+    int block;      /* ESC coarsening along k */
+    int64_t m, n, k;
+};
+
+/* What one call decided (device memory on the GPU, read back in report()). */
+struct adp_decision {
+    int esc;     /* ESC of the product (0 when every row of A or column of B is zero) */
+    int bits;    /* W: fixed-point bits per row/column (0 when native) */
+    int slices;  /* s = (W + 1)/8 (0 when native) */
+    int native;  /* 1 when native DGEMM ran */
+    int reason;  /* enum adp_reason */
+};
+
+MPB_HD uint64_t adp_bits_of(double x)
+{
+#ifdef __CUDA_ARCH__
+    return (uint64_t)__double_as_longlong(x);
+#else
+    uint64_t u;
+    memcpy(&u, &x, sizeof u);
+    return u;
+#endif
+}
+
+MPB_HD int adp_imax(int a, int b)
+{
+    return a > b ? a : b;
+}
+
+MPB_HD int adp_imin(int a, int b)
+{
+    return a < b ? a : b;
+}
+
+/* 1 for NaN, ±Inf and subnormals: the guardrail's fallback cases (paper §5.1;
+ * subnormals per the Lean counterexample, specs/schemes.md). */
+MPB_HD int adp_is_special(double x)
+{
+    uint64_t u = adp_bits_of(x) & 0x7FFFFFFFFFFFFFFFull;
+    int field = (int)(u >> 52);
+    return field == 0x7FF || (field == 0 && u != 0);
+}
+
+/* floor(log2 |x|) from the bit pattern of |x| (the exponent the ESC adds);
+ * ADP_EXP_NONE for zero. Subnormals give −1023 and NaN/Inf 1024: they are
+ * guarded against before the ESC matters. */
+MPB_HD int adp_exponent_of_bits(uint64_t abs_bits)
+{
+    if (abs_bits == 0)
+        return ADP_EXP_NONE;
+    return (int)(abs_bits >> 52) - 1023;
+}
+
+MPB_HD int adp_exponent(double x)
+{
+    return adp_exponent_of_bits(adp_bits_of(x) & 0x7FFFFFFFFFFFFFFFull);
+}
+
+/* ---- ESC (paper §4) ---------------------------------------------------- */
+
+/* Block summary: the largest and the smallest exponent of the block. A zero
+ * counts as −∞ in the minimum. The paper's proof that the coarse estimate
+ * never exceeds the largest product exponent uses Min(yb) ≤ e(y_j) at the
+ * position j of Max(xb); with zeros left out of the minimum that fails
+ * (x = [1, 2^-60], y = [0, 1] in one block would estimate 2^0 for a largest
+ * product of 2^-60), so they are kept in as −∞. */
+MPB_HD void adp_block_add(int *max_e, int *min_e, double x)
+{
+    int e = adp_exponent(x);
+    *max_e = adp_imax(*max_e, e);
+    *min_e = adp_imin(*min_e, e);
+}
+
+/* One block's lower estimate of the largest product exponent of a dot
+ * product: max(Max(xb) + Min(yb), Min(xb) + Max(yb)) (paper §4). */
+MPB_HD int adp_block_estimate(int max_x, int min_x, int max_y, int min_y)
+{
+    return adp_imax(max_x + min_y, min_x + max_y);
+}
+
+/* ESC of one dot product from e(max|x|), e(max|y|) and the (estimated)
+ * largest product exponent z: e(max|x|) + e(max|y|) − z + 1, the +1 covering
+ * the product of two significands reaching 4 (paper §4). 0 (no constraint)
+ * when x or y is all zero: the entry is then exactly 0 whatever the slices. */
+MPB_HD int adp_esc_of(int ex, int ey, int z)
+{
+    if (ex == ADP_EXP_NONE || ey == ADP_EXP_NONE)
+        return 0;
+    return ex + ey - z + 1;
+}
+
+/* ---- decision (paper §5) ------------------------------------------------ */
+
+/* W = 8s − 1 fixed-point bits in s slices (leading digit 7 bits + sign,
+ * 8 bits each after it, by the unsigned encoding). */
+MPB_HD int adp_slices_for_bits(int bits)
+{
+    return (bits + 8) / 8;
+}
+
+/* Crossover table: measured cuBLAS rates on an H200 SXM, CUDA 13.0, cuBLAS
+ * 13.1.0 (specs/h200.md, "Measured on an H200"), m = n = k; other shapes use
+ * the row of the nearest size. The memory traffic of the
+ * non-GEMM phases is charged at 4.0 TB/s, the H200's 4.8 TB/s datasheet HBM3e
+ * bandwidth derated by the usual ~80% that streaming kernels reach
+ * (an assumption, not a measurement).
+ *   size    INT8 GemmEx (TOP/s)   DGEMM (TFLOP/s)
+ *   4096    1335                  59.5
+ *   8192    1290                  56.0
+ *   16384   1244                  52.8 */
+#define ADP_BYTES_PER_S 4.0e12
+
+/* The row of the table for a product of mnk multiply-adds: the nearest
+ * size by (mnk)^(1/3), compared as cubes so that host and device agree
+ * exactly (no cbrt). */
+MPB_HD void adp_rates(double mnk, double *int8_ops, double *dgemm_flops)
+{
+    if (mnk < 6144.0 * 6144.0 * 6144.0) {
+        *int8_ops = 1335e12;
+        *dgemm_flops = 59.5e12;
+    } else if (mnk < 12288.0 * 12288.0 * 12288.0) {
+        *int8_ops = 1290e12;
+        *dgemm_flops = 56.0e12;
+    } else {
+        *int8_ops = 1244e12;
+        *dgemm_flops = 52.8e12;
+    }
+}
+
+/* Predicted seconds of native DGEMM and of emulation with s slices:
+ * s(s+1)/2 INT8 GEMM passes of 2mnk operations, plus the bytes of the other
+ * phases: scan (8 B per input element), slicing (8 B read + s B written per
+ * input element) and s accumulation passes (≈ 36 B per output entry). */
+MPB_HD double adp_native_seconds(int64_t m, int64_t n, int64_t k)
+{
+    double r8, r64, mnk = (double)m * (double)n * (double)k;
+    adp_rates(mnk, &r8, &r64);
+    return 2.0 * mnk / r64;
+}
+
+MPB_HD double adp_emulated_seconds(int s, int64_t m, int64_t n, int64_t k)
+{
+    double r8, r64, mnk = (double)m * (double)n * (double)k;
+    adp_rates(mnk, &r8, &r64);
+    double inputs = (double)m * (double)k + (double)k * (double)n;
+    double bytes = inputs * (16.0 + s) + 36.0 * s * (double)m * (double)n;
+    return 0.5 * s * (s + 1) * 2.0 * mnk / r8 + bytes / ADP_BYTES_PER_S;
+}
+
+/* "Emulate when the predicted emulation time is below native time." */
+MPB_HD int adp_emulation_pays(int s, int64_t m, int64_t n, int64_t k)
+{
+    return adp_emulated_seconds(s, m, n, k) < adp_native_seconds(m, n, k);
+}
+
+/* The fewest slices any data can need: dynamic bits are at least 53 + 1
+ * (ESC ≥ 1 for any nonzero product), fixed bits are what they are. */
+MPB_HD int adp_min_slices(const struct adp_config *c)
+{
+    return adp_slices_for_bits(c->fixed_bits ? c->fixed_bits : 54);
+}
+
+/* decision=auto where even the fewest slices lose to native DGEMM: native
+ * whatever the data, so the host decides before any kernel runs. */
+MPB_HD int adp_native_by_shape(const struct adp_config *c)
+{
+    return c->fallback && c->auto_mode &&
+           !adp_emulation_pays(adp_min_slices(c), c->m, c->n, c->k);
+}
+
+/* The decision rule. Special values always go native (the emulation has no
+ * encoding for them); fallback=off keeps every other case emulated, with
+ * min(53 + ESC, max_bits) bits or fixed_bits. */
+MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int special, int esc)
+{
+    struct adp_decision d = {esc, 0, 0, 1, ADP_NATIVE_SPECIAL};
+    if (special)
+        return d;
+    int needed = 53 + esc;
+    int bits = c->fixed_bits ? c->fixed_bits : adp_imin(needed, c->max_bits);
+    if (c->fallback && needed > (c->fixed_bits ? c->fixed_bits : c->max_bits)) {
+        d.reason = ADP_NATIVE_BITS;
+        return d;
+    }
+    int s = adp_slices_for_bits(bits);
+    if (c->fallback && c->auto_mode && !adp_emulation_pays(s, c->m, c->n, c->k)) {
+        d.reason = ADP_NATIVE_SPEED;
+        return d;
+    }
+    d.bits = bits;
+    d.slices = s;
+    d.native = 0;
+    d.reason = ADP_EMULATED;
+    return d;
+}
+
+/* ---- slicing (paper §3) ------------------------------------------------- */
+
+/* Scale exponent E of a row (column) from the bits of its max |x|: every
+ * |x|·2^−E ≤ 127/128, so that the leading digit plus the carry of the
+ * unsigned encoding stays ≤ 127. E = e + 1, or e + 2 when the significand of
+ * max |x| exceeds 2·127/128 = 1 + 63/64 (fraction bits above 0xFC000…).
+ * ADP_EXP_NONE for an all-zero row. */
+MPB_HD int adp_scale_exponent(uint64_t max_abs_bits)
+{
+    int e = adp_exponent_of_bits(max_abs_bits);
+    if (e == ADP_EXP_NONE)
+        return e;
+    uint64_t frac = max_abs_bits & 0x000FFFFFFFFFFFFFull;
+    return e + 1 + (frac > 0x000FC00000000000ull);
+}
+
+/* Digits of x: N = RNE(|x|·2^(W−E))·sign(x), W = 8s − 1, as s balanced
+ * base-256 digits d_0 … d_{s−1} in [−128, 127] with
+ * x̂ = 2^E · Σ_p d_p·2^(−7−8p). The magnitude's digits come first, exactly
+ * (scaling by powers of two, floor and the fractional part of a non-negative
+ * double are exact; the last digit is rounded to nearest even, and may be
+ * 256); then the remap from the lowest digit up: a digit ≥ 128 becomes
+ * digit − 256 with +1 carried up (paper §3, Fig. 1), for negative x the
+ * mirror image. Since |x|·2^−E ≤ 127/128, d_0 ∈ [−128, 127]. Writes
+ * digits[p·stride]. */
+MPB_HD void adp_slice(double x, int E, int s, int8_t *digits, int64_t stride)
+{
+    int mag[ADP_MAX_SLICES];
+    double t = E == ADP_EXP_NONE ? 0.0 : ldexp(fabs(x), -E);
+    double v = t * 128.0;
+    for (int p = 0; p < s - 1; p++) {
+        double f = floor(v);
+        mag[p] = (int)f;
+        v = (v - f) * 256.0;
+    }
+    mag[s - 1] = (int)rint(v);
+    int sign = x < 0 ? -1 : 1, carry = 0;
+    for (int p = s - 1; p >= 1; p--) {
+        int w = sign * mag[p] + carry;
+        carry = w > 127 ? 1 : w < -128 ? -1 : 0;
+        digits[p * stride] = (int8_t)(w - 256 * carry);
+    }
+    digits[0] = (int8_t)(sign * mag[0] + carry);
+}
+
+/* ---- accumulation ------------------------------------------------------- */
+
+/* Slice pairs one INT32 GEMM may sum exactly: pairs·k ≤ ADP_MAX_TERMS. */
+MPB_HD int adp_pairs_per_gemm(int64_t k)
+{
+    return (int)(ADP_MAX_TERMS / k);
+}
+
+/* The weight of diagonal d (p + q = d) relative to 2^(E_i + E_j). */
+MPB_HD double adp_diagonal_term(int32_t sum, int d)
+{
+    return ldexp((double)sum, -14 - 8 * d);
+}
+
+/* hi + lo += term, error-free in hi (TwoSum, Knuth TAOCP vol. 2 §4.2.2),
+ * the rounding error collected in lo. */
+MPB_HD void adp_acc_add(double *hi, double *lo, double term)
+{
+    double s = *hi + term;
+    double bp = s - *hi;
+    double err = (*hi - (s - bp)) + (term - bp);
+    *hi = s;
+    *lo += err;
+}
+
+/* The entry: hi + lo rounded once, scaled by 2^(E_i + E_j). */
+MPB_HD double adp_acc_final(double hi, double lo, int ea, int eb)
+{
+    if (ea == ADP_EXP_NONE || eb == ADP_EXP_NONE)
+        return 0.0;
+    return ldexp(hi + lo, ea + eb);
+}
+
+#endif

@@ -1,0 +1,191 @@
+/* Host model of `adp`: the GPU path step by step with the same MPB_HD
+ * arithmetic (adp_arith.h), so that decision, ESC, slices and output bits
+ * are those of adp.cu:
+ *   scan      special values; max |a| of each row of A, max |b| of each
+ *             column of B; exponent summaries per block of `block` along k
+ *   ESC       max over (i, j) of adp_esc_of(e_i, e_j, max over blocks of
+ *             adp_block_estimate) — the GPU's max-plus kernel computes the
+ *             same integers
+ *   decision  adp_decide; native cases run the dgemm host model
+ *   slices    adp_slice per entry
+ *   products  per diagonal d and per chunk of adp_pairs_per_gemm pairs,
+ *             the exact integer sum of the slice-pair dot products (what one
+ *             INT8 GEMM over slices concatenated along k returns)
+ *   accum     adp_acc_add in the order d = 0..s−1, chunks in order, then
+ *             adp_acc_final. */
+#include "adp.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../native/native.h"
+
+struct adp_scan {
+    int special;
+    int *ea, *eb;       /* e(max|row i of A|), e(max|column j of B|) */
+    int *sa, *sb;       /* scale exponents E of the slicing */
+    int *xmax, *xmin;   /* A's block summaries, [β·m + i] */
+    int *ymax, *ymin;   /* B's block summaries, [β·n + j] */
+    int64_t blocks;
+};
+
+static void scan_free(struct adp_scan *s)
+{
+    free(s->ea);
+    free(s->eb);
+    free(s->sa);
+    free(s->sb);
+    free(s->xmax);
+    free(s->xmin);
+    free(s->ymax);
+    free(s->ymin);
+}
+
+static bool scan_alloc(struct adp_scan *s, int64_t m, int64_t n, int64_t blocks)
+{
+    s->blocks = blocks;
+    s->ea = malloc(sizeof(int) * (size_t)m);
+    s->sa = malloc(sizeof(int) * (size_t)m);
+    s->eb = malloc(sizeof(int) * (size_t)n);
+    s->sb = malloc(sizeof(int) * (size_t)n);
+    s->xmax = malloc(sizeof(int) * (size_t)(m * blocks));
+    s->xmin = malloc(sizeof(int) * (size_t)(m * blocks));
+    s->ymax = malloc(sizeof(int) * (size_t)(n * blocks));
+    s->ymin = malloc(sizeof(int) * (size_t)(n * blocks));
+    return s->ea && s->sa && s->eb && s->sb && s->xmax && s->xmin && s->ymax && s->ymin;
+}
+
+/* One vector (row of A: stride m; column of B: stride 1): special flag, max
+ * |x| and block summaries. */
+static void scan_vector(const double *x, int64_t stride, int64_t k, int block, int *special,
+                        int *e, int *scale, int *bmax, int *bmin, int64_t bstride)
+{
+    uint64_t max_bits = 0;
+    for (int64_t b0 = 0, beta = 0; b0 < k; b0 += block, beta++) {
+        int hi = ADP_EXP_NONE, lo = ADP_EXP_TOP;
+        for (int64_t l = b0; l < k && l < b0 + block; l++) {
+            double v = x[l * stride];
+            uint64_t u = adp_bits_of(v) & 0x7FFFFFFFFFFFFFFFull;
+            *special |= adp_is_special(v);
+            max_bits = u > max_bits ? u : max_bits;
+            adp_block_add(&hi, &lo, v);
+        }
+        bmax[beta * bstride] = hi;
+        bmin[beta * bstride] = lo;
+    }
+    *e = adp_exponent_of_bits(max_bits);
+    *scale = adp_scale_exponent(max_bits);
+}
+
+static void scan_run(const struct mpb_gemm *g, int block, struct adp_scan *s)
+{
+    const double *a = g->a, *b = g->b;
+    s->special = 0;
+    for (int64_t i = 0; i < g->m; i++)
+        scan_vector(a + i, g->m, g->k, block, &s->special, &s->ea[i], &s->sa[i], &s->xmax[i],
+                    &s->xmin[i], g->m);
+    for (int64_t j = 0; j < g->n; j++)
+        scan_vector(b + j * g->k, 1, g->k, block, &s->special, &s->eb[j], &s->sb[j], &s->ymax[j],
+                    &s->ymin[j], g->n);
+}
+
+static int esc_run(const struct mpb_gemm *g, const struct adp_scan *s)
+{
+    int esc = 0;
+    for (int64_t j = 0; j < g->n; j++)
+        for (int64_t i = 0; i < g->m; i++) {
+            int z = 2 * ADP_EXP_NONE;
+            for (int64_t beta = 0; beta < s->blocks; beta++)
+                z = adp_imax(z, adp_block_estimate(s->xmax[beta * g->m + i], s->xmin[beta * g->m + i],
+                                                   s->ymax[beta * g->n + j], s->ymin[beta * g->n + j]));
+            esc = adp_imax(esc, adp_esc_of(s->ea[i], s->eb[j], z));
+        }
+    return esc;
+}
+
+/* Slices of A as [i][p][l] and of B as [j][q][l] (layout is free on the
+ * host; the values are adp_slice's). */
+static void slice_run(const struct mpb_gemm *g, const struct adp_scan *sc, int s, int8_t *as,
+                      int8_t *bs)
+{
+    const double *a = g->a, *b = g->b;
+    int64_t m = g->m, n = g->n, k = g->k;
+    for (int64_t i = 0; i < m; i++)
+        for (int64_t l = 0; l < k; l++)
+            adp_slice(a[i + l * m], sc->sa[i], s, as + i * s * k + l, k);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t l = 0; l < k; l++)
+            adp_slice(b[l + j * k], sc->sb[j], s, bs + j * s * k + l, k);
+}
+
+static int32_t dot_i8(const int8_t *x, const int8_t *y, int64_t k)
+{
+    int32_t sum = 0;
+    for (int64_t l = 0; l < k; l++)
+        sum += (int32_t)x[l] * (int32_t)y[l];
+    return sum;
+}
+
+/* One output entry: the diagonals' exact chunk sums, double-word accumulated
+ * in the GPU's order. */
+static double entry(const int8_t *ai, const int8_t *bj, int s, int64_t k, int pairs, int ea,
+                    int eb)
+{
+    double hi = 0.0, lo = 0.0;
+    for (int d = 0; d < s; d++)
+        for (int p0 = 0; p0 <= d; p0 += pairs) {
+            int32_t sum = 0;
+            for (int p = p0; p <= d && p < p0 + pairs; p++)
+                sum += dot_i8(ai + p * k, bj + (d - p) * k, k);
+            adp_acc_add(&hi, &lo, adp_diagonal_term(sum, d));
+        }
+    return adp_acc_final(hi, lo, ea, eb);
+}
+
+static enum mpb_status emulate(const struct mpb_gemm *g, const struct adp_scan *sc, int s,
+                               struct mpb_scheme_info *info)
+{
+    int64_t m = g->m, n = g->n, k = g->k;
+    int8_t *as = malloc((size_t)(m * s * k) + 1), *bs = malloc((size_t)(n * s * k) + 1);
+    if (!as || !bs) {
+        free(as);
+        free(bs);
+        snprintf(info->note, sizeof info->note, "out of host memory for %d slices", s);
+        return MPB_STATUS_ERROR;
+    }
+    slice_run(g, sc, s, as, bs);
+    int pairs = adp_pairs_per_gemm(k);
+    double *c = g->c;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++)
+            c[i + j * m] = entry(as + i * s * k, bs + j * s * k, s, k, pairs, sc->sa[i], sc->sb[j]);
+    free(as);
+    free(bs);
+    return MPB_STATUS_OK;
+}
+
+enum mpb_status mpb_adp_host(const struct mpb_gemm *g, const double *params,
+                             struct mpb_scheme_info *info)
+{
+    struct adp_config cfg = mpb_adp_config(params, g);
+    struct adp_decision d = {0, 0, 0, 1, ADP_NATIVE_SHAPE};
+    enum mpb_status st = MPB_STATUS_OK;
+    if (!adp_native_by_shape(&cfg)) {
+        struct adp_scan sc = {0};
+        if (!scan_alloc(&sc, g->m, g->n, (g->k + cfg.block - 1) / cfg.block)) {
+            scan_free(&sc);
+            snprintf(info->note, sizeof info->note, "out of host memory for the ESC summaries");
+            return MPB_STATUS_ERROR;
+        }
+        scan_run(g, cfg.block, &sc);
+        d = adp_decide(&cfg, sc.special, esc_run(g, &sc));
+        if (!d.native)
+            st = emulate(g, &sc, d.slices, info);
+        scan_free(&sc);
+    }
+    if (st == MPB_STATUS_OK && d.native)
+        st = mpb_dgemm_host(g, NULL, info);
+    if (st == MPB_STATUS_OK)
+        mpb_adp_describe(&cfg, &d, info);
+    return st;
+}

@@ -1,0 +1,114 @@
+/* Host-side descriptor parts of `adp`: parameter table, check(), bound and
+ * the settings/note text shared by both backends. */
+#include "adp.h"
+
+#include <stdio.h>
+
+#include "../common/cublas_util.h"
+
+static const char *const fallback_choices[] = {"on", "off", NULL};
+static const char *const decision_choices[] = {"auto", "eager", NULL};
+
+const struct mpb_param_spec mpb_adp_params[] = {
+    [MPB_ADP_MAX_BITS] = {.name = "max_bits", .kind = MPB_PARAM_INT, .def = "200", .lo = 7,
+                          .hi = 255,
+                          .help = "most fixed-point bits (53 + ESC) emulated; above it: native "
+                                  "DGEMM (fallback=on) or capped (off)"},
+    [MPB_ADP_FALLBACK] = {.name = "fallback", .kind = MPB_PARAM_CHOICE, .def = "on",
+                          .choices = fallback_choices,
+                          .help = "on: native DGEMM when the bits exceed max_bits/fixed_bits or "
+                                  "(auto) native is faster; NaN/Inf/subnormal input always "
+                                  "runs native"},
+    [MPB_ADP_DECISION] = {.name = "decision", .kind = MPB_PARAM_CHOICE, .def = "auto",
+                          .choices = decision_choices,
+                          .help = "auto: native when predicted faster (H200 crossover table, "
+                                  "adp_arith.h); eager: emulate whenever the bits fit"},
+    [MPB_ADP_BLOCK] = {.name = "block", .kind = MPB_PARAM_INT, .def = "64", .lo = 1,
+                       .hi = 65536,
+                       .help = "ESC coarsening: block length along k of the exponent summaries"},
+    [MPB_ADP_FIXED_BITS] = {.name = "fixed_bits", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,
+                            .hi = 255,
+                            .help = "0: bits = 53 + ESC; else always this many bits (55 = the "
+                                    "paper's 55-bit runs); fallback=on still falls back when "
+                                    "53 + ESC exceeds it"},
+};
+
+struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
+{
+    return (struct adp_config){
+        .max_bits = (int)params[MPB_ADP_MAX_BITS],
+        .fixed_bits = (int)params[MPB_ADP_FIXED_BITS],
+        .fallback = params[MPB_ADP_FALLBACK] == MPB_ADP_FALLBACK_ON,
+        .auto_mode = params[MPB_ADP_DECISION] == MPB_ADP_AUTO,
+        .block = (int)params[MPB_ADP_BLOCK],
+        .m = g->m,
+        .n = g->n,
+        .k = g->k,
+    };
+}
+
+bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
+                   const struct mpb_device_info *dev, char *why, size_t why_len)
+{
+    (void)params;
+    if (g->k > ADP_MAX_TERMS) {
+        snprintf(why, why_len,
+                 "k=%lld exceeds %d: one INT8 slice product would overflow its INT32 "
+                 "accumulator (k-blocking not implemented)",
+                 (long long)g->k, ADP_MAX_TERMS);
+        return false;
+    }
+    return !dev || mpb_cublas_int_dims(g, "cublasGemmEx", why, why_len);
+}
+
+/* Bound. Row i of A is held with W ≥ 53 + ESC bits below 2^E_i, E_i ≤ e_i + 2
+ * (e_i = e(max|a_i:|)), so each entry's rounding error is ≤ 2^(E_i−W−1) ≤
+ * 2^(e_i+1−W); likewise for B. For one product
+ *   |ab − âb̂| ≤ |a||δb| + |b||δa| + |δa||δb| < 2^(e_i+e_j+3−W)(1 + 2^−W),
+ * and W ≥ 53 + ESC ≥ 54 + e_i + e_j − z (z the exponent of the largest
+ * product, ESC never underestimated, paper §4) makes it ≤ 4u·2^z(1 + 2^−W)
+ * ≤ 4u·max_l |a_il b_lj|(1 + 2^−W). Over k products: ≤ 4k·u·(|A||B|)_ij. The
+ * diagonals are exact integers summed in double-word and rounded once:
+ * ≤ u·|Ĉ| plus a term of order s·u²·(|A||B|). Native fallback: γ_k ≤ that.
+ * Hence f = (4k + 2)·u. fallback=off may emulate with too few bits: no bound. */
+double mpb_adp_bound(const double *params, int64_t k)
+{
+    if (params[MPB_ADP_FALLBACK] == MPB_ADP_FALLBACK_OFF)
+        return INFINITY;
+    return (4.0 * (double)k + 2.0) * 0x1p-53;
+}
+
+static const char *reason_text(int reason)
+{
+    switch (reason) {
+    case ADP_EMULATED: return "emulated";
+    case ADP_NATIVE_SPECIAL: return "native DGEMM: NaN, Inf or subnormal input";
+    case ADP_NATIVE_BITS: return "native DGEMM: 53 + ESC bits exceed the limit";
+    case ADP_NATIVE_SPEED: return "native DGEMM: decision=auto predicts native faster";
+    case ADP_NATIVE_SHAPE:
+        return "native DGEMM: decision=auto predicts native faster even at the fewest slices "
+               "for this shape (no scan or ESC run)";
+    default: return "unknown";
+    }
+}
+
+void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
+                      struct mpb_scheme_info *info)
+{
+    bool skipped = d->reason == ADP_NATIVE_SHAPE;
+    char esc[32] = "skipped";
+    if (!skipped)
+        snprintf(esc, sizeof esc, "%d", d->esc);
+    snprintf(info->settings, sizeof info->settings,
+             "max_bits=%d fallback=%s decision=%s block=%d fixed_bits=%d esc=%s bits=%d",
+             c->max_bits, c->fallback ? "on" : "off", c->auto_mode ? "auto" : "eager", c->block,
+             c->fixed_bits, esc, d->bits);
+    info->slices = d->slices;
+    info->fallback = d->native;
+    if (d->native)
+        snprintf(info->note, sizeof info->note, "%s", reason_text(d->reason));
+    else
+        snprintf(info->note, sizeof info->note,
+                 "emulated: %d bits = %d INT8 slices, %d slice-pair products; ESC %d",
+                 d->bits, d->slices, d->slices * (d->slices + 1) / 2, d->esc);
+}

@@ -1,0 +1,141 @@
+/* GPU suite for adp (kernels/adp/adp.cu), through setup, mpb_cuda_time
+ * (timed graph launches and the instrumented call), report and teardown:
+ *  - emulated path (decision=eager): output bitwise equal to the host model,
+ *    and the same slices and ESC (settings) on both sides, at awkward shapes
+ *    and with chunked diagonals (k > ADP_MAX_TERMS/s);
+ *  - fixed_bits=55 fallback=off on wide-range data: still bitwise;
+ *  - NaN/Inf in A, and decision=auto: fallback 1 and bitwise cublasDgemm's
+ *    output (the native scheme on the same data).
+ * Exits 77 without a device. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../check.h"
+#include "adp/adp.h"
+#include "cuda_env.h"
+#include "native/native.h"
+
+static uint64_t rng_state = 0x5851F42D4C957F2Du;
+
+static double rng_uniform(void)
+{
+    rng_state ^= rng_state >> 12;
+    rng_state ^= rng_state << 25;
+    rng_state ^= rng_state >> 27;
+    return (double)((rng_state * 0x2545F4914F6CDD1Du) >> 11) * 0x1p-52 - 1.0;
+}
+
+/* Entries (u − 0.5)-like with exponents spread over ±spread. */
+static double *matrix(int64_t count, int spread)
+{
+    double *p = malloc(sizeof *p * (size_t)count);
+    for (int64_t i = 0; i < count; i++)
+        p[i] = ldexp(rng_uniform(), spread ? (int)(rng_uniform() * spread) : 0);
+    return p;
+}
+
+/* Runs `ops` on (a, b) on the GPU; C and the report come back. */
+static bool run_gpu(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
+                    const double *params, int64_t m, int64_t n, int64_t k, const double *a,
+                    const double *b, double *c, struct mpb_scheme_info *info)
+{
+    void *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
+    bool ok = mpb_cuda_alloc(env, &da, sizeof(double) * (size_t)(m * k)) == MPB_STATUS_OK &&
+              mpb_cuda_alloc(env, &db, sizeof(double) * (size_t)(k * n)) == MPB_STATUS_OK &&
+              mpb_cuda_alloc(env, &dc, sizeof(double) * (size_t)(m * n)) == MPB_STATUS_OK &&
+              mpb_cuda_upload(env, da, a, sizeof(double) * (size_t)(m * k)) == MPB_STATUS_OK &&
+              mpb_cuda_upload(env, db, b, sizeof(double) * (size_t)(k * n)) == MPB_STATUS_OK &&
+              mpb_cuda_memset(env, dc, 0xFF, sizeof(double) * (size_t)(m * n)) == MPB_STATUS_OK;
+    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP64, .a = da, .b = db, .c = dc};
+    double times[2], phase[MPB_PHASE_COUNT];
+    *info = (struct mpb_scheme_info){.slices = -1, .fallback = -1};
+    ok = ok && ops->setup(env, &g, params, &state) == MPB_STATUS_OK;
+    ok = ok && mpb_cuda_time(env, ops, state, &g, 1, 2, times, phase) == MPB_STATUS_OK;
+    ok = ok && (!ops->report || ops->report(env, state, info) == MPB_STATUS_OK);
+    ok = ok && mpb_cuda_download(env, c, dc, sizeof(double) * (size_t)(m * n)) == MPB_STATUS_OK;
+    CHECK(ok, "%lldx%lldx%lld: %s", (long long)m, (long long)n, (long long)k,
+          mpb_cuda_last_error(env));
+    if (state)
+        ops->teardown(env, state);
+    mpb_cuda_free(env, da);
+    mpb_cuda_free(env, db);
+    mpb_cuda_free(env, dc);
+    return ok;
+}
+
+static void params_of(double *p, int decision, int fallback, int fixed_bits)
+{
+    mpb_param_defaults(mpb_adp_params, MPB_ADP_N_PARAMS, p);
+    p[MPB_ADP_DECISION] = decision;
+    p[MPB_ADP_FALLBACK] = fallback;
+    p[MPB_ADP_FIXED_BITS] = fixed_bits;
+}
+
+/* GPU against the host model, bit for bit, with the same decision. */
+static void check_emulated(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k, int spread,
+                           const double *params)
+{
+    double *a = matrix(m * k, spread), *b = matrix(k * n, spread);
+    double *c = malloc(sizeof *c * (size_t)(m * n)), *h = malloc(sizeof *h * (size_t)(m * n));
+    struct mpb_scheme_info gi, hi = {.slices = -1, .fallback = -1};
+    if (run_gpu(env, &mpb_adp_cuda, params, m, n, k, a, b, c, &gi)) {
+        struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP64, .a = a, .b = b, .c = h};
+        CHECK(mpb_adp_host(&hg, params, &hi) == MPB_STATUS_OK, "host model");
+        CHECK(gi.fallback == 0 && gi.slices == hi.slices && !strcmp(gi.settings, hi.settings),
+              "%lldx%lldx%lld: gpu [%s] slices %d fallback %d, host [%s] slices %d",
+              (long long)m, (long long)n, (long long)k, gi.settings, gi.slices, gi.fallback,
+              hi.settings, hi.slices);
+        CHECK(memcmp(c, h, sizeof *c * (size_t)(m * n)) == 0,
+              "%lldx%lldx%lld spread %d: GPU output differs from the host model", (long long)m,
+              (long long)n, (long long)k, spread);
+        printf("emulated %5lld %5lld %6lld spread %3d  slices %2d  [%s]\n", (long long)m,
+               (long long)n, (long long)k, spread, gi.slices, gi.settings);
+    }
+    free(a), free(b), free(c), free(h);
+}
+
+/* adp against cublasDgemm on the same data: the same bits. */
+static void check_native(struct mpb_cuda_env *env, int64_t nn, bool with_nan, const double *params)
+{
+    double *a = matrix(nn * nn, 4), *b = matrix(nn * nn, 4);
+    if (with_nan) {
+        a[3] = NAN;
+        b[nn + 1] = INFINITY;
+    }
+    double *c = malloc(sizeof *c * (size_t)(nn * nn)), *r = malloc(sizeof *r * (size_t)(nn * nn));
+    struct mpb_scheme_info ai, di;
+    if (run_gpu(env, &mpb_adp_cuda, params, nn, nn, nn, a, b, c, &ai) &&
+        run_gpu(env, &mpb_dgemm_cuda, NULL, nn, nn, nn, a, b, r, &di)) {
+        CHECK(ai.fallback == 1, "n=%lld nan=%d: fallback %d (%s)", (long long)nn, with_nan,
+              ai.fallback, ai.note);
+        CHECK(memcmp(c, r, sizeof *c * (size_t)(nn * nn)) == 0,
+              "n=%lld nan=%d: native path differs from cublasDgemm", (long long)nn, with_nan);
+        printf("native   %5lld  nan %d  [%s] %s\n", (long long)nn, with_nan, ai.settings, ai.note);
+    }
+    free(a), free(b), free(c), free(r);
+}
+
+int main(void)
+{
+    char why[256];
+    struct mpb_cuda_env *env = mpb_cuda_open(0, why, sizeof why);
+    if (!env) {
+        printf("skipped: %s\n", why);
+        return 77;
+    }
+    double eager[MPB_MAX_PARAMS], fixed55[MPB_MAX_PARAMS], automatic[MPB_MAX_PARAMS];
+    params_of(eager, MPB_ADP_EAGER, MPB_ADP_FALLBACK_ON, 0);
+    params_of(fixed55, MPB_ADP_EAGER, MPB_ADP_FALLBACK_OFF, 55);
+    params_of(automatic, MPB_ADP_AUTO, MPB_ADP_FALLBACK_ON, 0);
+    static const int64_t shapes[][3] = {{1, 1, 1},    {7, 7, 7},       {33, 31, 129},
+                                        {129, 127, 65}, {300, 200, 1000}, {64, 64, 20000}};
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
+        check_emulated(env, shapes[i][0], shapes[i][1], shapes[i][2], 8, eager);
+    check_emulated(env, 256, 256, 256, 0, eager);
+    check_emulated(env, 130, 70, 300, 60, fixed55);
+    check_native(env, 200, true, eager);
+    check_native(env, 512, false, automatic);
+    mpb_cuda_close(env);
+    return check_report("test_adp_cuda");
+}
