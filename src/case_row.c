@@ -30,6 +30,8 @@ static void set_accuracy(struct mpb_row *row, const struct mpb_metrics *acc)
     mpb_row_set_double(row, MPB_COL_rho_c_max, acc->rho_c_max);
     mpb_row_set(row, MPB_COL_grade, acc->grade[0] ? acc->grade : NULL);
     mpb_row_set_double(row, MPB_COL_ref_check, acc->ref_check);
+    if (acc->cr_mismatch >= 0)
+        mpb_row_set_int(row, MPB_COL_cr_mismatch, acc->cr_mismatch);
 }
 
 void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const struct mpb_case *c,

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* 1: through tags; 2: ref_check appended (--ref dd). */
+/* 1: through tags; 2: ref_check (--ref dd) and cr_mismatch appended. */
 #define MPB_CSV_SCHEMA_VERSION 2
 
 #define MPB_CSV_COLUMNS(X)                                                                 \
@@ -20,7 +20,7 @@
     X(err_max_rel) X(err_median_rel) X(rho_a_max) X(rho_b_max) X(rho_c_max) X(grade)        \
     X(nonfinite) X(out_hash) X(status) X(note) X(gpu_name) X(driver_version)                \
     X(cuda_runtime) X(cublas_version) X(mpbench_version) X(git_sha) X(settings) X(case)     \
-    X(tags) X(ref_check)
+    X(tags) X(ref_check) X(cr_mismatch)
 
 enum mpb_col {
 #define MPB_COL_ENUM(name) MPB_COL_##name,

@@ -127,6 +127,7 @@ struct tally {
     int64_t finite, nonzero;              /* entries with a finite reference; of them, C ≠ 0 */
     int64_t special, native;              /* entries with a NaN/±Inf reference; of them, like native */
     int64_t nonfinite;
+    int64_t cr_mismatch;                  /* Ĉ ≠ the correctly rounded C_ij */
     double *rel;                          /* |Ĉ−C|/|C| of each finite entry, for the median */
 };
 
@@ -147,6 +148,8 @@ static void tally_entry(struct tally *t, double c_hat, const struct mpb_ref_valu
     long double c_abs = fabsl((long double)v->hi + v->lo);
     long double rel = ratio(err, c_abs);
     t->nonfinite += !isfinite(c_hat);
+    /* == ignores the sign of a zero: RN gives +0 for an exact 0, but −0 is the same value. */
+    t->cr_mismatch += c_hat != expected;
     t->err2 += err * err;
     t->c2 += c_abs * c_abs;
     t->rel[t->finite++] = (double)rel;
@@ -172,6 +175,7 @@ static void finish(const struct tally *t, int64_t k, bool inputs_finite, struct 
     if (t->nonzero > 0)
         out->err_max_rel = (double)t->max_rel;
     out->nonfinite = t->nonfinite;
+    out->cr_mismatch = t->finite > 0 ? t->cr_mismatch : -1;
 
     /* grading.md gives F only for finite, in-range input; NaN/Inf
      * propagation is the extended family, reported but not graded. */
@@ -198,6 +202,7 @@ void mpb_metrics_compute(const struct mpb_gemm *g, const struct mpb_ref_entry *e
     out->err_fro_rel = out->err_max_rel = out->err_median_rel = NAN;
     out->rho_a_max = out->rho_b_max = out->rho_c_max = NAN;
     out->ref_check = NAN;
+    out->cr_mismatch = -1;
 
     long double *ra = malloc(sizeof *ra * (size_t)(g->m > 0 ? g->m : 1));
     long double *cb = malloc(sizeof *cb * (size_t)(g->n > 0 ? g->n : 1));

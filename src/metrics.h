@@ -14,6 +14,8 @@ struct mpb_metrics {
     double err_median_rel; /* median of |Ĉ−C|_ij / |C_ij| (0/0 = 0, x/0 = +Inf) */
     double rho_a_max, rho_b_max, rho_c_max;
     int64_t nonfinite;     /* checked entries where Ĉ is NaN/±Inf but the exact value is finite */
+    int64_t cr_mismatch;   /* checked entries with a finite reference where Ĉ is not the correctly
+                              rounded C_ij (0: correctly rounded on every one); -1 none checked */
     double ref_check;      /* --ref dd: worst dd error on the exactly checked entries, in
                               units of u·(|A||B|)_ij (accuracy.h); NaN otherwise */
     char grade[2];         /* "A", "B", "C", "F"; "" when not graded (non-finite inputs) */

@@ -99,6 +99,7 @@ static void test_exact(void)
           r.rho_b_max, r.rho_c_max);
     CHECK(r.nonfinite == 0 && strcmp(r.grade, "A") == 0 && r.note[0] == 0, "nonfinite %lld grade '%s' note '%s'",
           (long long)r.nonfinite, r.grade, r.note);
+    CHECK(r.cr_mismatch == 0, "cr_mismatch %lld", (long long)r.cr_mismatch);
 }
 
 static void test_one_ulp(void)
@@ -118,6 +119,7 @@ static void test_one_ulp(void)
     CHECK(close_to(r.err_max_rel, 0x1p-51 / 3), "err_max %.17g", r.err_max_rel);
     CHECK(r.err_median_rel == 0, "err_median %.17g", r.err_median_rel);
     CHECK(strcmp(r.grade, "A") == 0, "grade '%s'", r.grade);
+    CHECK(r.cr_mismatch == 1, "one entry one ulp off: cr_mismatch %lld", (long long)r.cr_mismatch);
 
     /* The sign of the error does not matter; Ĉ = −C is a relative error of 2. */
     h.c[0] = 3 - 0x1p-51;
@@ -147,6 +149,7 @@ static void test_exact_not_rounded(void)
     struct mpb_metrics r = hand_metrics(&h, NULL, 0);
     CHECK(close_to(r.err_fro_rel, 0x1p-60), "err_fro %.17g", r.err_fro_rel);
     CHECK(close_to(r.rho_a_max, 0x1p-7 / (1 + 0x1p-52)), "rho_a %.17g", r.rho_a_max);
+    CHECK(r.cr_mismatch == 0, "correctly rounded yet inexact: cr_mismatch %lld", (long long)r.cr_mismatch);
 }
 
 static void test_far_error(void)
@@ -376,6 +379,7 @@ static void test_no_entries(void)
     struct mpb_metrics r = hand_metrics(&h, &none, 0);
     CHECK(r.entries == 0 && r.grade[0] == 0 && isnan(r.err_fro_rel) && strcmp(r.note, "no entries checked") == 0,
           "no entries: grade '%s' fro %g note '%s'", r.grade, r.err_fro_rel, r.note);
+    CHECK(r.cr_mismatch == -1, "no entries: cr_mismatch %lld", (long long)r.cr_mismatch);
 }
 
 int main(void)

@@ -58,7 +58,7 @@ run_case() { # CSV REF ARGS...: one host run, exit 0 expected
 # A small case: every entry checked by both references; same grade.
 run_case "$TMP/dd.csv" dd -s dgemm -g phi --size 33
 run_case "$TMP/mpfr.csv" mpfr -s dgemm -g phi --size 33
-head -n 1 "$TMP/dd.csv" | grep -q ',tags,ref_check$' || fail "header does not end with tags,ref_check"
+head -n 1 "$TMP/dd.csv" | grep -q ',tags,ref_check,cr_mismatch$' || fail "header does not end with tags,ref_check,cr_mismatch"
 [ "$(cell "$TMP/dd.csv" 1 schema_version)" = 2 ] || fail "schema_version is not 2"
 [ "$(cell "$TMP/dd.csv" 1 ref)" = dd ] || fail "ref cell: $(cell "$TMP/dd.csv" 1 ref)"
 [ "$(cell "$TMP/dd.csv" 1 ref_entries)" = 1089 ] || fail "ref_entries: $(cell "$TMP/dd.csv" 1 ref_entries), want 33*33"
