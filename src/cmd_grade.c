@@ -13,7 +13,7 @@
 #include "case_row.h"
 #include "cli.h"
 #include "grade.h"
-#include "hash.h"
+#include "meta.h"
 #include "values.h"
 
 #define CMD "grade"
@@ -79,6 +79,8 @@ struct grade_args {
     enum mpb_backend_choice backend;
     enum mpb_progress progress;
     const char *csv_path, *cases_path;
+    int argc;    /* the command line, for the sidecars */
+    char **argv;
 };
 
 /* In the order of enum mpb_backend_choice and enum mpb_progress (plan.h). */
@@ -265,7 +267,7 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
 
 static enum mpb_parse_result parse_args(int argc, char **argv, struct grade_args *g)
 {
-    *g = (struct grade_args){.n_shapes = -1, .ref_samples = 4096};
+    *g = (struct grade_args){.n_shapes = -1, .ref_samples = 4096, .argc = argc, .argv = argv};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return MPB_PARSE_HELP;
@@ -546,16 +548,23 @@ static bool open_backend(const struct grade_args *g, struct mpb_cuda_env **env, 
     return true;
 }
 
-static void make_run_id(char *buf, size_t len)
+/* The <csv>.meta.json sidecars of the verdict and cases CSVs, as mpbench run
+ * writes them (argv, host, GPU and clocks, versions): a committed verdict
+ * says where and how it was measured. */
+static bool write_sidecars(const struct grade_args *g, const struct mpb_run_meta *m)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
-    char stamp[32];
-    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-    uint64_t salt = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
-    snprintf(buf, len, "%s-%06x", stamp, (unsigned)(mpb_hash_bytes(&salt, sizeof salt) & 0xffffff));
+    const char *paths[] = {g->csv_path, g->cases_path};
+    for (int i = 0; i < 2; i++) {
+        if (!paths[i])
+            continue;
+        char meta_path[4096];
+        snprintf(meta_path, sizeof meta_path, "%s.meta.json", paths[i]);
+        if (!mpb_meta_write(meta_path, "", m)) {
+            mpb_cli_error(CMD, "cannot write %s: %m", meta_path);
+            return false;
+        }
+    }
+    return true;
 }
 
 static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const struct mpb_grade_config *cfgs,
@@ -567,7 +576,7 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
     struct mpb_runner runner = {.impl = cuda ? MPB_IMPL_CUDA : MPB_IMPL_HOST, .env = env,
                                 .warmup = cuda ? 1 : 0, .reps = 1, .keep_data = true};
     char run_id[48], why[512];
-    make_run_id(run_id, sizeof run_id);
+    mpb_make_run_id(run_id, sizeof run_id);
     struct case_sink sink = {.csv_path = g->cases_path,
                              .show = g->progress == MPB_PROGRESS_ALWAYS ||
                                      (g->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO)),
@@ -586,6 +595,15 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
     }
     if (vf && (fputs(verdict_columns, vf) < 0 || fflush(vf) != 0)) {
         mpb_cli_error(CMD, "--csv %s: write failed: %m", g->csv_path);
+        exit_code = MPB_EXIT_RUNTIME;
+        goto done;
+    }
+    struct mpb_plan meta_plan = {.ref = MPB_REF_MPFR, .ref_samples = g->ref_samples, .shard_count = 1};
+    struct mpb_run_meta meta = {.run_id = run_id, .argc = g->argc, .argv = g->argv, .plan = &meta_plan,
+                                .impl = runner.impl, .warmup = runner.warmup, .reps = runner.reps,
+                                .dev = sink.ctx.dev};
+    mpb_utc_now(meta.started_utc, sizeof meta.started_utc);
+    if (!write_sidecars(g, &meta)) {
         exit_code = MPB_EXIT_RUNTIME;
         goto done;
     }
@@ -616,6 +634,14 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
         }
     }
     print_table(cfgs, verdicts, n_cfgs);
+    for (int i = 0; i < n_cfgs; i++)
+        meta.cases_run += (int)verdicts[i].cases;
+    meta.cases_total = meta.cases_this_shard = meta.cases_run;
+    mpb_utc_now(meta.finished_utc, sizeof meta.finished_utc);
+    if (!write_sidecars(g, &meta)) {
+        exit_code = MPB_EXIT_RUNTIME;
+        goto done;
+    }
     exit_code = sink.io_failed ? MPB_EXIT_RUNTIME : mpb_grade_exit_code(verdicts, n_cfgs);
 done:
     if (vf && fclose(vf) != 0 && exit_code == MPB_EXIT_OK)

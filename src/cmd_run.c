@@ -39,19 +39,6 @@ static bool choose_backend(const struct mpb_plan *plan, struct mpb_cuda_env **en
     return true;
 }
 
-static void make_run_id(char *buf, size_t len)
-{
-    char stamp[32];
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t salt = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
-    snprintf(buf, len, "%s-%06x", stamp, (unsigned)(mpb_hash_bytes(&salt, sizeof salt) & 0xffffff));
-}
-
 static void join_tags(const struct mpb_plan *plan, char *buf, size_t len)
 {
     size_t used = 0;
@@ -239,7 +226,7 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         mpb_cli_error("run", "--csv %s: %s", plan->csv_path, why);
         return MPB_EXIT_USAGE;
     }
-    make_run_id(run_id, sizeof run_id);
+    mpb_make_run_id(run_id, sizeof run_id);
     join_tags(plan, tags, sizeof tags);
     struct mpb_run_meta *m = &st->meta;
     *m = (struct mpb_run_meta){.run_id = run_id, .argc = argc, .argv = argv, .plan = plan, .impl = impl,

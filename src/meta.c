@@ -10,6 +10,7 @@
 
 #include "accuracy.h"
 #include "csv.h"
+#include "hash.h"
 #include "version.h"
 
 #define META_HEAD "{\"schema_version\": 1, \"runs\": [\n"
@@ -36,6 +37,18 @@ void mpb_utc_now(char *buf, size_t len)
     struct tm tm;
     gmtime_r(&t, &tm);
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void mpb_make_run_id(char *buf, size_t len)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    struct tm tm;
+    gmtime_r(&ts.tv_sec, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", &tm);
+    uint64_t salt = (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32);
+    snprintf(buf, len, "%s-%06x", stamp, (unsigned)(mpb_hash_bytes(&salt, sizeof salt) & 0xffffff));
 }
 
 char *mpb_meta_previous_runs(const char *path, char *why, size_t why_len)

@@ -31,5 +31,7 @@ bool mpb_meta_write(const char *path, const char *previous, const struct mpb_run
 /* JSON string literal of `s` (quotes included). */
 void mpb_json_string(FILE *f, const char *s);
 void mpb_utc_now(char *buf, size_t len);
+/* A run identifier: UTC time stamp plus 24 bits from the clock's nanoseconds and the pid. */
+void mpb_make_run_id(char *buf, size_t len);
 
 #endif
