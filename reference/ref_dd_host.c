@@ -7,11 +7,10 @@
 
 #include <float.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "ref_dd_arith.h"
+#include "ref_threads.h"
 
 /* Rows evaluated together. */
 #define DD_ROWS 4
@@ -20,8 +19,6 @@ struct dd_job {
     const struct mpb_gemm *g;
     const double *at; /* A row-major, k per row */
     const struct mpb_ref_dd_out *out;
-    int64_t j_begin, j_end;
-    bool ok;
 };
 
 static double dd_elem(const void *p, int64_t idx, enum mpb_target t)
@@ -36,14 +33,16 @@ static void dd_store(const struct mpb_ref_dd_out *out, int64_t p, const struct m
     out->absab[p] = acc->abs;
 }
 
-static void *dd_run(void *arg)
+/* Columns [j_begin, j_end) of C. */
+static bool dd_run(void *ctx, int64_t j_begin, int64_t j_end)
 {
-    struct dd_job *job = arg;
+    const struct dd_job *job = ctx;
     const struct mpb_gemm *g = job->g;
     int64_t m = g->m, k = g->k;
     double *bj = malloc(sizeof *bj * (size_t)(k > 0 ? k : 1));
-    job->ok = bj != NULL;
-    for (int64_t j = job->j_begin; job->ok && j < job->j_end; j++) {
+    if (!bj)
+        return false;
+    for (int64_t j = j_begin; j < j_end; j++) {
         for (int64_t l = 0; l < k; l++)
             bj[l] = dd_elem(g->b, l + j * k, g->target);
         for (int64_t i0 = 0; i0 < m; i0 += DD_ROWS) {
@@ -66,7 +65,7 @@ static void *dd_run(void *arg)
         }
     }
     free(bj);
-    return NULL;
+    return true;
 }
 
 bool mpb_ref_dd_host(const struct mpb_gemm *g, int threads, const struct mpb_ref_dd_out *out)
@@ -80,36 +79,8 @@ bool mpb_ref_dd_host(const struct mpb_gemm *g, int threads, const struct mpb_ref
     for (int64_t l = 0; l < k; l++)
         for (int64_t i = 0; i < m; i++)
             at[i * k + l] = dd_elem(g->a, i + l * m, g->target);
-    if (threads <= 0) {
-        long online = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = online > 0 ? (int)online : 1;
-    }
-    if (threads > n)
-        threads = (int)n;
-    struct dd_job *jobs = calloc((size_t)threads, sizeof *jobs);
-    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
-    bool *started = calloc((size_t)threads, sizeof *started);
-    bool ok = jobs && tids && started;
-    for (int t = 0; ok && t < threads; t++) {
-        jobs[t] = (struct dd_job){g, at, out, n * t / threads, n * (t + 1) / threads, false};
-        if (t > 0)
-            started[t] = pthread_create(&tids[t], NULL, dd_run, &jobs[t]) == 0;
-    }
-    if (ok) {
-        /* The calling thread takes chunk 0 and any chunk whose thread could
-         * not be created. */
-        for (int t = 0; t < threads; t++)
-            if (!started[t])
-                dd_run(&jobs[t]);
-        for (int t = 1; t < threads; t++)
-            if (started[t])
-                pthread_join(tids[t], NULL);
-        for (int t = 0; t < threads; t++)
-            ok = ok && jobs[t].ok;
-    }
-    free(jobs);
-    free(tids);
-    free(started);
+    struct dd_job job = {g, at, out};
+    bool ok = mpb_ref_parallel(n, threads, &job, dd_run);
     free(at);
     return ok;
 }

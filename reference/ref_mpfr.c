@@ -19,14 +19,13 @@
  * relative to C for S to determine it (ref_lo), and a third, rounded up,
  * gives (|A||B|)_ij. */
 #include "reference.h"
+#include "ref_threads.h"
 
 #include <gmp.h>
 #include <math.h>
 #include <mpfr.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 _Static_assert(GMP_NUMB_BITS == 64 && sizeof(mp_limb_t) == sizeof(uint64_t),
                "a product is stored in two 64-bit limbs");
@@ -281,21 +280,21 @@ struct ref_job {
     const struct mpb_gemm *g;
     const struct mpb_ref_entry *e;
     struct mpb_ref_value *out;
-    int64_t count;
-    bool ok;
 };
 
-static void *ref_run(void *arg)
+/* Entries [begin, end): contiguous chunks keep each thread on neighbouring
+ * columns of B (entries are sorted by column). Every entry is computed on
+ * its own, so the output does not depend on the thread count. */
+static bool ref_run(void *ctx, int64_t begin, int64_t end)
 {
-    struct ref_job *job = arg;
+    const struct ref_job *job = ctx;
     struct ref_work w;
-    job->ok = ref_work_init(&w, job->g->k);
-    if (!job->ok)
-        return NULL;
-    for (int64_t p = 0; p < job->count; p++)
+    if (!ref_work_init(&w, job->g->k))
+        return false;
+    for (int64_t p = begin; p < end; p++)
         ref_entry(job->g, job->e[p].i, job->e[p].j, &w, &job->out[p]);
     ref_work_free(&w);
-    return NULL;
+    return true;
 }
 
 bool mpb_ref_mpfr(const struct mpb_gemm *g, const struct mpb_ref_entry *e, int64_t n, int threads,
@@ -304,39 +303,6 @@ bool mpb_ref_mpfr(const struct mpb_gemm *g, const struct mpb_ref_entry *e, int64
     for (int64_t p = 0; p < n; p++)
         if (e[p].i < 0 || e[p].i >= g->m || e[p].j < 0 || e[p].j >= g->n)
             return false;
-    if (threads <= 0) {
-        long online = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = online > 0 ? (int)online : 1;
-    }
-    if (threads > n)
-        threads = n > 0 ? (int)n : 1;
-    struct ref_job *jobs = calloc((size_t)threads, sizeof *jobs);
-    pthread_t *tids = calloc((size_t)threads, sizeof *tids);
-    bool *started = calloc((size_t)threads, sizeof *started);
-    bool ok = jobs && tids && started;
-    /* Contiguous chunks keep each thread on neighbouring columns of B
-     * (entries are sorted by column). Every entry is computed on its own,
-     * so the output does not depend on the thread count. */
-    for (int t = 0; ok && t < threads; t++) {
-        int64_t begin = n * t / threads, end = n * (t + 1) / threads;
-        jobs[t] = (struct ref_job){g, e + begin, out + begin, end - begin, false};
-        if (t > 0)
-            started[t] = pthread_create(&tids[t], NULL, ref_run, &jobs[t]) == 0;
-    }
-    if (ok) {
-        /* The calling thread takes chunk 0 and any chunk whose thread
-         * could not be created. */
-        for (int t = 0; t < threads; t++)
-            if (!started[t])
-                ref_run(&jobs[t]);
-        for (int t = 1; t < threads; t++)
-            if (started[t])
-                pthread_join(tids[t], NULL);
-        for (int t = 0; t < threads; t++)
-            ok = ok && jobs[t].ok;
-    }
-    free(jobs);
-    free(tids);
-    free(started);
-    return ok;
+    struct ref_job job = {g, e, out};
+    return mpb_ref_parallel(n, threads, &job, ref_run);
 }
