@@ -1,0 +1,81 @@
+#!/usr/bin/python3
+"""Markdown tables of an emulation benchmark (README "Results on the H200").
+
+Usage: /usr/bin/python3 scripts/emulation_table.py RESULTS.csv LOWP.csv
+
+RESULTS.csv is an mpbench run CSV holding the native GEMM of the target
+(dgemm or sgemm) beside the emulation schemes, measured in the same run;
+LOWP.csv is bench_lowp_gemm's output from the same session. For every case:
+TFLOP/s, the ratio to the native GEMM on the same case, err_fro_rel (and the
+native's), the grade, the phase split, and the efficiency of
+specs/schemes.md: P · t(one low-precision GEMM of that size) / t(scheme),
+where P is the number of low-precision GEMMs the scheme ran (from its
+`slices` and `settings` columns) and t(one GEMM) the plain one-call cuBLAS
+time of bench_lowp_gemm (int8_tn or fp16, blocks = 1).
+"""
+
+import csv
+import re
+import sys
+from collections import defaultdict
+
+NATIVE = {'fp64': 'dgemm', 'fp32': 'sgemm'}
+
+
+def low_precision_gemms(row):
+    """(path, P): which bench_lowp_gemm path the scheme's GEMMs are, and how many it ran."""
+    scheme, settings = row['scheme'], row.get('settings') or ''
+    pairs = re.search(r'\bpairs=(\d+)', settings)
+    slices = int(row['slices']) if (row.get('slices') or '').lstrip('-').isdigit() else 0
+    if scheme.startswith('ozaki2_int8'):
+        extra = 1 if 'mode=accurate' in row['params'] else 0
+        return 'int8_tn', slices + extra
+    if scheme == 'ozaki1_int8' and pairs:
+        return 'int8_tn', int(pairs.group(1))
+    if scheme.startswith('ozaki1_fp16') and pairs:
+        return 'fp16', int(pairs.group(1))
+    if scheme == 'adp' and slices > 0:
+        return 'int8_tn', slices * (slices + 1) // 2
+    return None, 0
+
+
+def number(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        return float('nan')
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    rows = [r for r in csv.DictReader(open(sys.argv[1], newline='')) if r['status'] == 'ok']
+    lowp = {(r['path'], int(r['n'])): number(r['ms_median'])
+            for r in csv.DictReader(open(sys.argv[2], newline='')) if r['blocks'] == '1'}
+    native = {}
+    for r in rows:
+        if r['scheme'] == NATIVE.get(r['target']):
+            native[(r['target'], r['gen_params'], r['m'], r['n'], r['k'])] = r
+    by_case = defaultdict(list)
+    for r in rows:
+        by_case[(r['target'], r['gen_params'], r['n'])].append(r)
+    print('| n | data | scheme | params | ms | TFLOP/s | × native | err_fro_rel (native) | grade '
+          '| split / gemm / accum ms | P | efficiency |')
+    print('|---|---|---|---|---|---|---|---|---|---|---|---|')
+    for (target, gp, n), group in sorted(by_case.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1])):
+        nat = native.get((target, gp, group[0]['m'], n, group[0]['k']))
+        for r in group:
+            t = number(r['time_ms_median'])
+            ratio = number(nat['time_ms_median']) / t if nat else float('nan')
+            path, p = low_precision_gemms(r)
+            one = lowp.get((path, int(n)))
+            eff = f'{p * one / t:.2f}' if path and one else '—'
+            phases = ' / '.join(f'{number(r[c]):.1f}' if r[c] else '—' for c in ('split_ms', 'gemm_ms', 'accum_ms'))
+            nat_err = f" ({number(nat['err_fro_rel']):.1e})" if nat and r is not nat else ''
+            print(f"| {n} | {gp} | `{r['scheme']}` | {r['params'] or '—'} | {t:.1f} | {number(r['tflops']):.1f} "
+                  f"| {ratio:.2f} | {number(r['err_fro_rel']):.1e}{nat_err} | {r['grade'] or '—'} | {phases} "
+                  f"| {p or '—'} | {eff} |")
+
+
+if __name__ == '__main__':
+    main()
