@@ -388,6 +388,23 @@ static enum mpb_status enqueue_diagonal(struct mpb_cuda_env *env, struct adp_sta
 
 /* ---- graphs ------------------------------------------------------------ */
 
+/* cuBLAS's workspace size: 32 MiB, cublasSetWorkspace's recommendation for
+ * Hopper. */
+#define ADP_WORKSPACE_BYTES ((size_t)32 << 20)
+
+/* Points cuBLAS at `st` with our workspace. cublasSetStream resets the
+ * workspace to cuBLAS's default pool (cuBLAS docs, cublasSetStream), from
+ * which a captured cublasGemmEx allocates: a graph memory-allocation node,
+ * which conditional bodies do not allow (cudaConditionalNodeParams), and
+ * instantiation fails with "invalid argument" (result_out 3, node type 10,
+ * seen on the H200). So the workspace is set again after every switch. */
+static enum mpb_status use_stream(struct mpb_cuda_env *env, struct adp_state *s, cudaStream_t st)
+{
+    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, st));
+    MPB_CUBLAS_TRY(env, cublasSetWorkspace(s->handle, s->workspace, ADP_WORKSPACE_BYTES));
+    return MPB_STATUS_OK;
+}
+
 /* Adds an IF node on `handle` after the current capture frontier of `st`
  * and returns its body graph; the frontier moves to the node. */
 static enum mpb_status add_if(struct mpb_cuda_env *env, cudaStream_t st,
@@ -427,10 +444,12 @@ static enum mpb_status new_handle(struct mpb_cuda_env *env, cudaStream_t st,
 static enum mpb_status capture_native_body(struct mpb_cuda_env *env, struct adp_state *s,
                                            cudaGraph_t body)
 {
+    enum mpb_status r = use_stream(env, s, s->body_stream);
+    if (r != MPB_STATUS_OK)
+        return r;
     MPB_CUDA_TRY(env, cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
                                                     cudaStreamCaptureModeThreadLocal));
-    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, s->body_stream));
-    enum mpb_status r = enqueue_native(env, s);
+    r = enqueue_native(env, s);
     MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
     return r;
 }
@@ -439,12 +458,14 @@ static enum mpb_status capture_native_body(struct mpb_cuda_env *env, struct adp_
 static enum mpb_status capture_diagonal_chain(struct mpb_cuda_env *env, struct adp_state *s,
                                               const struct adp_handles *hs, cudaGraph_t body)
 {
+    enum mpb_status r = use_stream(env, s, s->body_stream);
+    if (r != MPB_STATUS_OK)
+        return r;
     for (int d = 0; d < s->smax; d++) {
         cudaGraph_t next = NULL;
         MPB_CUDA_TRY(env, cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
                                                         cudaStreamCaptureModeThreadLocal));
-        MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, s->body_stream));
-        enum mpb_status r = enqueue_diagonal(env, s, s->body_stream, d, true);
+        r = enqueue_diagonal(env, s, s->body_stream, d, true);
         if (r == MPB_STATUS_OK && d + 1 < s->smax)
             r = add_if(env, s->body_stream, hs->h[2 + d], &next);
         MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
@@ -459,8 +480,20 @@ static enum mpb_status instantiate(struct mpb_cuda_env *env, struct adp_state *s
                                    cudaGraphExec_t *exec)
 {
     s->graphs[s->n_graphs++] = graph;
-    MPB_CUDA_TRY(env, cudaGraphInstantiate(exec, graph, 0));
-    return MPB_STATUS_OK;
+    cudaGraphInstantiateParams p = {};
+    cudaError_t err = cudaGraphInstantiateWithParams(exec, graph, &p);
+    if (err == cudaSuccess)
+        return MPB_STATUS_OK;
+    /* The plain error says only "invalid argument": name the reason and the
+     * node the runtime rejected. */
+    (void)cudaGetLastError(); /* the failure is reported here, not at the next launch */
+    char what[160];
+    cudaGraphNodeType type = (cudaGraphNodeType)-1;
+    if (p.errNode_out && cudaGraphNodeGetType(p.errNode_out, &type) != cudaSuccess)
+        type = (cudaGraphNodeType)-1;
+    snprintf(what, sizeof what, "cudaGraphInstantiateWithParams: %s (result_out %d, failing node type %d)",
+             cudaGetErrorString(err), (int)p.result_out, (int)type);
+    return mpb_cuda_fail(env, what, __FILE__, __LINE__);
 }
 
 /* The timed call's graph: split, IF native, IF diagonal 0 → 1 → … */
@@ -486,7 +519,8 @@ static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
         r = capture_native_body(env, s, native_body);
     if (r == MPB_STATUS_OK)
         r = capture_diagonal_chain(env, s, &hs, diag_body);
-    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, st));
+    enum mpb_status back = use_stream(env, s, st);
+    r = r == MPB_STATUS_OK ? back : r;
     if (r != MPB_STATUS_OK) {
         MPB_CUDA_NOTE(env, cudaGraphDestroy(graph));
         return r;
@@ -534,17 +568,20 @@ static enum mpb_status build_single_if(struct mpb_cuda_env *env, struct adp_stat
     if (r == MPB_STATUS_OK && which < 0) {
         r = capture_native_body(env, s, body);
     } else if (r == MPB_STATUS_OK) {
-        cudaError_t e = cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
-                                                      cudaStreamCaptureModeThreadLocal);
+        r = use_stream(env, s, s->body_stream);
+        cudaError_t e = r == MPB_STATUS_OK
+                            ? cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
+                                                            cudaStreamCaptureModeThreadLocal)
+                            : cudaSuccess;
         if (e != cudaSuccess)
             r = mpb_cuda_fail_rt(env, e, "cudaStreamBeginCaptureToGraph", __FILE__, __LINE__);
-        else {
-            MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, s->body_stream));
+        else if (r == MPB_STATUS_OK) {
             r = enqueue_diagonal(env, s, s->body_stream, which, false);
             MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
         }
     }
-    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, st));
+    enum mpb_status back = use_stream(env, s, st);
+    r = r == MPB_STATUS_OK ? back : r;
     if (r != MPB_STATUS_OK) {
         MPB_CUDA_NOTE(env, cudaGraphDestroy(graph));
         return r;
@@ -580,21 +617,16 @@ static void adp_teardown(struct mpb_cuda_env *env, void *state)
     free(s);
 }
 
-/* cuBLAS may not allocate while captured: a workspace of its own (32 MiB,
- * cublasSetWorkspace's recommendation for Hopper). */
-#define ADP_WORKSPACE_BYTES ((size_t)32 << 20)
-
+/* cuBLAS may not allocate while captured: a workspace of its own. */
 static enum mpb_status handle_create(struct mpb_cuda_env *env, struct adp_state *s)
 {
     MPB_CUBLAS_TRY(env, cublasCreate(&s->handle));
-    MPB_CUBLAS_TRY(env, cublasSetStream(s->handle, mpb_stream(env)));
     MPB_CUBLAS_TRY(env, cublasSetPointerMode(s->handle, CUBLAS_POINTER_MODE_HOST));
     MPB_CUBLAS_TRY(env, cublasSetMathMode(s->handle, CUBLAS_DEFAULT_MATH));
     enum mpb_status r = mpb_cuda_alloc(env, &s->workspace, ADP_WORKSPACE_BYTES);
     if (r != MPB_STATUS_OK)
         return r;
-    MPB_CUBLAS_TRY(env, cublasSetWorkspace(s->handle, s->workspace, ADP_WORKSPACE_BYTES));
-    return MPB_STATUS_OK;
+    return use_stream(env, s, mpb_stream(env));
 }
 
 static enum mpb_status buffers_alloc(struct mpb_cuda_env *env, struct adp_state *s)
