@@ -9,6 +9,7 @@
 #include "../common/cublas_util.h"
 
 static const char *const mode_choices[] = {"fast", "accurate", NULL};
+static const char *const gemm_choices[] = {"calls", "batched", NULL};
 
 #define OZ2_PARAMS(default_moduli)                                                               \
     {                                                                                            \
@@ -23,6 +24,14 @@ static const char *const mode_choices[] = {"fast", "accurate", NULL};
                             .hi = 1 << 30,                                                       \
                             .help = "columns of B per INT8 GEMM call; 0 = auto (8192 when "      \
                                     "n > 8192)"},                                                \
+        [MPB_OZ2_MBLOCK] = {.name = "mblock", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,        \
+                            .hi = 1 << 30,                                                       \
+                            .help = "rows of A per INT8 GEMM call; 0 = auto (8192 when "         \
+                                    "m > 8192)"},                                                \
+        [MPB_OZ2_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls",              \
+                          .choices = gemm_choices,                                               \
+                          .help = "INT8 GEMMs: calls = one cublasGemmEx per modulus and tile; "  \
+                                  "batched = one strided-batched call per tile"},                \
     }
 
 /* Defaults: 15 moduli reach DGEMM's normwise error for phi ≤ 2 on the host
@@ -37,6 +46,14 @@ int64_t mpb_oz2_block_cols(const double *params, int64_t n)
     if (nb == 0)
         nb = n > 8192 ? 8192 : n;
     return nb < n ? nb : n;
+}
+
+int64_t mpb_oz2_block_rows(const double *params, int64_t m)
+{
+    int64_t mb = (int64_t)params[MPB_OZ2_MBLOCK];
+    if (mb == 0)
+        mb = m > 8192 ? 8192 : m;
+    return mb < m ? mb : m;
 }
 
 int64_t mpb_oz2_padded_k(int64_t k)
