@@ -204,7 +204,7 @@ static __device__ void write_split8(const double *x, int n_moduli, int8_t *out, 
  * 32 consecutive rows) and written as 8 threads × 8 bytes per row. Row
  * stride 65 doubles: the column-wise writes into the tile hit 32 distinct
  * banks. */
-static const int a_tile_rows = 32, a_tile_cols = 64;
+static const int a_tile_rows = 32, a_tile_cols = 64, a_block_y = 8;
 
 template <typename T, bool DIGITS>
 static __global__ void oz2_split_a(const T *a, int64_t m, int64_t k, int64_t kp,
@@ -220,11 +220,17 @@ static __global__ void oz2_split_a(const T *a, int64_t m, int64_t k, int64_t kp,
     int imu = i < m && !DIGITS ? mu[i] : 0;
     for (int64_t l0 = (int64_t)blockIdx.y * a_tile_cols; l0 < kp;
          l0 += (int64_t)gridDim.y * a_tile_cols) {
-        for (int r = threadIdx.y; r < a_tile_cols; r += blockDim.y) {
-            int64_t l = l0 + r;
-            tile[threadIdx.x][r] =
-                i < m && l < k ? split_value<DIGITS>((double)a[i + l * m], imax, imu) : 0;
+        /* loads first, all issued before the first is used */
+        T x[a_tile_cols / a_block_y];
+#pragma unroll
+        for (int u = 0; u < a_tile_cols / a_block_y; u++) {
+            int64_t l = l0 + threadIdx.y + u * a_block_y;
+            x[u] = i < m && l < k ? a[i + l * m] : (T)0;
         }
+#pragma unroll
+        for (int u = 0; u < a_tile_cols / a_block_y; u++)
+            tile[threadIdx.x][threadIdx.y + u * a_block_y] =
+                split_value<DIGITS>((double)x[u], imax, imu);
         __syncthreads();
         if (i0 + row < m && l0 + col < kp)
             write_split8<DIGITS>(&tile[row][col], n_moduli, out + (size_t)((i0 + row) * kp + l0 + col),
@@ -247,9 +253,12 @@ static __global__ void oz2_split_b(const T *b, int64_t k, int64_t n, int64_t kp,
          j += (int64_t)gridDim.y * blockDim.y) {
         unsigned long long jmax = bmax[j];
         int jnu = DIGITS ? 0 : nu[j];
+        T raw[split_vec];
+        for (int v = 0; v < split_vec; v++)
+            raw[v] = l + v < k ? b[l + v + j * k] : (T)0;
         double x[split_vec];
         for (int v = 0; v < split_vec; v++)
-            x[v] = l + v < k ? split_value<DIGITS>((double)b[l + v + j * k], jmax, jnu) : 0;
+            x[v] = split_value<DIGITS>((double)raw[v], jmax, jnu);
         write_split8<DIGITS>(x, n_moduli, out + (size_t)(j * kp + l), (size_t)(n * kp));
     }
 }
@@ -296,14 +305,14 @@ static __global__ void oz2_scales(int64_t m, int64_t n, bool accurate, int budge
     (row ? mu : nu)[w] = s;
 }
 
-/* V consecutive INT32 outputs of one plane; V = 4 needs p % 4 == 0. Read
+/* V consecutive INT32 outputs of one plane; V = 2 needs p even. Read
  * once: streaming loads, so they do not evict what the stores need. */
 template <int V>
 static __device__ void load_ints(const int32_t *p, int32_t *c)
 {
-    if (V == 4) {
-        int4 x = __ldcs((const int4 *)p);
-        c[0] = x.x, c[1] = x.y, c[2] = x.z, c[3] = x.w;
+    if (V == 2) {
+        int2 x = __ldcs((const int2 *)p);
+        c[0] = x.x, c[1] = x.y;
     } else {
         for (int v = 0; v < V; v++)
             c[v] = __ldcs(p + v);
@@ -311,10 +320,11 @@ static __device__ void load_ints(const int32_t *p, int32_t *c)
 }
 
 /* C from the N INT32 products in one pass: a thread takes V consecutive
- * entries of a column (V = 4 when m % 4 == 0: 16-byte loads from each of the
- * N planes), all N digits of an entry summed in registers. */
+ * entries of a column (V = 2 when m is even: 8-byte loads from each of the N
+ * planes; V = 4 needs too many registers for the N loads in flight), all N
+ * digits of an entry summed in registers. */
 template <typename T, int V>
-static __global__ void oz2_accum(const int32_t *c32, int64_t m, int64_t n,
+static __global__ void __launch_bounds__(256, 2) oz2_accum(const int32_t *c32, int64_t m, int64_t n,
                                  const struct mpb_oz2_crt tab, const int *mu, const int *nu, T *c)
 {
     int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
@@ -325,6 +335,13 @@ static __global__ void oz2_accum(const int32_t *c32, int64_t m, int64_t n,
         imu[v] = mu[i + v];
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
         size_t p = (size_t)(i + j * m);
+        /* All loads first: issued back to back, one memory latency per entry
+         * (loading inside the digit loop waited N times: 10 ms at 16384). */
+        int32_t cv[MPB_OZ2_MAX_MODULI][V];
+#pragma unroll
+        for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++)
+            if (t < tab.n)
+                load_ints<V>(c32 + (size_t)t * (size_t)(m * n) + p, cv[t]);
         struct mpb_oz2_crt_sum sum[V];
         for (int v = 0; v < V; v++)
             sum[v].hi = sum[v].lo = 0;
@@ -332,10 +349,8 @@ static __global__ void oz2_accum(const int32_t *c32, int64_t m, int64_t n,
         for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
             if (t >= tab.n)
                 break;
-            int32_t cv[V];
-            load_ints<V>(c32 + (size_t)t * (size_t)(m * n) + p, cv);
             for (int v = 0; v < V; v++)
-                mpb_oz2_crt_add(&sum[v], cv[v], t, &tab);
+                mpb_oz2_crt_add(&sum[v], cv[t][v], t, &tab);
         }
         int jnu = nu[j];
         for (int v = 0; v < V; v++)
@@ -386,7 +401,7 @@ static enum mpb_status oz2_split(struct mpb_cuda_env *env, struct oz2_state *s,
     int64_t m = g->m, n = g->n, k = g->k, kp = s->kp;
     const T *a = (const T *)g->a, *b = (const T *)g->b;
     dim3 row_grid(blocks_for(m, threads), grid_y(blocks_for(k, (unsigned)row_chunk)));
-    dim3 tile_block(32, 8), a_grid(blocks_for(m, a_tile_rows), grid_y(blocks_for(kp, a_tile_cols)));
+    dim3 tile_block(32, a_block_y), a_grid(blocks_for(m, a_tile_rows), grid_y(blocks_for(kp, a_tile_cols)));
     dim3 b_grid(blocks_for(kp / split_vec, 32), grid_y(blocks_for(n, 8)));
     MPB_CUDA_TRY(env, cudaMemsetAsync(s->amax, 0, sizeof *s->amax * (size_t)m, st));
     oz2_row_max<T><<<row_grid, threads, 0, st>>>(a, m, k, s->amax);
@@ -429,9 +444,9 @@ template <typename T>
 static enum mpb_status oz2_accumulate(struct mpb_cuda_env *env, const struct oz2_state *s,
                                       const struct mpb_gemm *g)
 {
-    if (g->m % 4 == 0) {
-        dim3 grid(blocks_for(g->m / 4, threads), grid_y(g->n));
-        oz2_accum<T, 4><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu,
+    if (g->m % 2 == 0) {
+        dim3 grid(blocks_for(g->m / 2, threads), grid_y(g->n));
+        oz2_accum<T, 2><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu,
                                                                s->nu, (T *)g->c);
     } else {
         dim3 grid(blocks_for(g->m, threads), grid_y(g->n));

@@ -290,9 +290,10 @@ MPB_HD int mpb_oz2_pow2_70_residue(int t)
  * integers |hi|, |mid|, |lo| ≤ 2^34: each part is the nearest integer of the
  * rest scaled down, and each remainder fma is exact (an integer of at most
  * 53 significant bits: a multiple of ulp(x) below 2^69, resp. below 2^34).
- * Computed once per element; mpb_oz2_residue then costs no conversion. */
+ * lo is kept as MAGIC + lo (exact). Computed once per element, so that
+ * mpb_oz2_residue costs no conversion. */
 struct mpb_oz2_parts {
-    double hi, mid, lo;
+    double hi, mid, lo_biased;
 };
 
 MPB_HD struct mpb_oz2_parts mpb_oz2_split_parts(double x)
@@ -301,27 +302,30 @@ MPB_HD struct mpb_oz2_parts mpb_oz2_split_parts(double x)
     p.hi = fma(x, 0x1p-70, MPB_OZ2_MAGIC) - MPB_OZ2_MAGIC;
     double r = fma(-p.hi, 0x1p70, x);
     p.mid = fma(r, 0x1p-35, MPB_OZ2_MAGIC) - MPB_OZ2_MAGIC;
-    p.lo = fma(-p.mid, 0x1p35, r);
+    p.lo_biased = fma(-p.mid, 0x1p35, r) + MPB_OZ2_MAGIC;
     return p;
 }
 
-/* Symmetric residue of x = hi·2^70 + mid·2^35 + lo modulo the t-th modulus:
- * [−128, 127] for m = 256 (as int8: a tie gives +128, whose int8 is −128),
+/* Symmetric residue of x = hi·2^70 + mid·2^35 + lo modulo the t-th modulus,
+ * as int8: [−128, 127] for m = 256 (a tie gives +128, whose int8 is −128),
  * [−(m−1)/2, (m−1)/2] for odd m. v = hi·res(2^70) + mid·res(2^35) + lo ≡ x
- * is an integer below 2^34·255 + 2^34 < 2^42 (exact fmas). q = the integer
+ * is an integer below 2^34·255 + 2^34 < 2^42, and MAGIC + v is computed
+ * exactly by the two fmas (an integer in [2^52, 2^53)). q = the integer
  * nearest v·fl(1/m): fl(1/m) is within 2^-53 relative, so v·fl(1/m) is
  * within 2^-18 of v/m, whose fraction is a multiple of 1/m, never within
- * 1/(2m) of a half for odd m: q is v/m's nearest integer and v − q·m (exact)
- * the symmetric residue. For m = 256, 1/m is exact. Six fp64 operations, no
- * conversion; the result is read from the low word of MAGIC + r. */
+ * 1/(2m) of a half for odd m: q is v/m's nearest integer and r = v − q·m the
+ * symmetric residue (for m = 256, 1/m is exact). r is small, so it is
+ * v − q·m modulo 2^32, from the low words of MAGIC + v and MAGIC + q: four
+ * fp64 operations and one integer multiply-add, no conversion. */
 MPB_HD int8_t mpb_oz2_residue(const struct mpb_oz2_parts *x, int t)
 {
     int m = mpb_oz2_modulus(t);
-    double v = fma(x->hi, (double)mpb_oz2_pow2_70_residue(t),
-                   fma(x->mid, (double)mpb_oz2_pow2_35_residue(t), x->lo));
-    double q = fma(v, 1.0 / m, MPB_OZ2_MAGIC) - MPB_OZ2_MAGIC;
-    double r = fma(-q, (double)m, v) + MPB_OZ2_MAGIC;
-    return (int8_t)(mpb_oz2_low_word(r) & 0xFF);
+    double v_biased = fma(x->hi, (double)mpb_oz2_pow2_70_residue(t),
+                          fma(x->mid, (double)mpb_oz2_pow2_35_residue(t), x->lo_biased));
+    double q_biased = fma(v_biased - MPB_OZ2_MAGIC, 1.0 / m, MPB_OZ2_MAGIC);
+    uint32_t r = (uint32_t)mpb_oz2_low_word(v_biased) -
+                 (uint32_t)mpb_oz2_low_word(q_biased) * (uint32_t)m;
+    return (int8_t)(r & 0xFF);
 }
 
 /* The CRT sum of the digits seen so far (see mpb_oz2_crt_finish). */
