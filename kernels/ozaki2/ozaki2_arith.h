@@ -335,20 +335,21 @@ struct mpb_oz2_crt_sum {
 
 /* Adds modulus t's term for the INT32 GEMM output c ≡ X (mod m_t): the digit
  * w = c·y_t mod m_t, symmetric (|w| ≤ m_t/2), then w·M_t = w·hi_t + w·lo_t.
- * w as in mpb_oz2_residue: c·y_t < 2^39 is exact, q = nearest integer of
- * c·fl(y_t/m_t) (within 2^-21 of c·y_t/m_t: exact for odd m_t, either
- * neighbour of a tie for 256 = 2^8, where y/256 is exact), w = c·y_t − q·m_t
- * exact (q·m_t < 2^41). w·hi_t is exact and so is the sum (struct
- * mpb_oz2_crt); lo_t's products are rounded (the low part). */
+ * w as in mpb_oz2_residue: q = the integer nearest c·fl(y_t/m_t), within
+ * 2^-21 of c·y_t/m_t (< 2^32): exact for odd m_t, either neighbour of a tie
+ * for 256 = 2^8 (y/256 exact); w = c·y_t − q·m_t is small, so it is that
+ * difference modulo 2^32 (integer multiply-adds, q from the low word of
+ * MAGIC + q). w·hi_t is exact and so is the sum (struct mpb_oz2_crt); lo_t's
+ * products are rounded (the low part). */
 MPB_HD void mpb_oz2_crt_add(struct mpb_oz2_crt_sum *s, int32_t c, int t,
                             const struct mpb_oz2_crt *tab)
 {
-    double m = (double)mpb_oz2_modulus(t);
-    double cd = mpb_oz2_i32_f64(c);
-    double q = fma(cd, tab->y_over_m[t], MPB_OZ2_MAGIC) - MPB_OZ2_MAGIC;
-    double w = fma(cd, (double)tab->y[t], -(q * m));
-    s->hi = fma(w, tab->hi[t], s->hi);
-    s->lo = fma(w, tab->lo[t], s->lo);
+    uint32_t m = (uint32_t)mpb_oz2_modulus(t);
+    double q_biased = fma(mpb_oz2_i32_f64(c), tab->y_over_m[t], MPB_OZ2_MAGIC);
+    uint32_t w = (uint32_t)c * (uint32_t)tab->y[t] - (uint32_t)mpb_oz2_low_word(q_biased) * m;
+    double wd = mpb_oz2_i32_f64((int32_t)w);
+    s->hi = fma(wd, tab->hi[t], s->hi);
+    s->lo = fma(wd, tab->lo[t], s->lo);
 }
 
 /* X from S = sum_t w_t·M_t (|S| < N·M/2), then X·2^-shift. S = s_hi + s_lo
