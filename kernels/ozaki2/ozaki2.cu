@@ -7,7 +7,9 @@
  *          the scales; the int8 residues of every modulus in one pass over A
  *          and one over B;
  *   gemm   N INT8→INT32 GEMMs, one cuBLAS call per modulus and output tile
- *          (gemm=calls) or one strided-batched call per tile (gemm=batched);
+ *          (gemm=calls) or one strided-batched call per tile (gemm=batched;
+ *          on the H200 at 16384, 15 moduli: 114.5 ms against 85–92 ms for
+ *          separate calls, tiles in ozaki2_params.c);
  *   accum  one kernel: mod reduction, CRT and unscaling, reading the N INT32
  *          outputs once and writing C once.
  * Layout: cuBLAS's INT8 tensor-core GEMMs are fastest "TN": A's residues are
