@@ -6,8 +6,10 @@
  *          the leading bits and one INT8 GEMM, then its row/column maxima);
  *          the scales; the int8 residues of every modulus in one pass over A
  *          and one over B;
- *   gemm   N INT8→INT32 GEMMs, one strided-batched cuBLAS call per block of
- *          columns;
+ *   gemm   N INT8→INT32 GEMMs, one cuBLAS call per modulus and output tile
+ *          (gemm=calls) or one strided-batched call per tile (gemm=batched;
+ *          on the H200 at 16384, 15 moduli: 114.5 ms against 85–92 ms for
+ *          separate calls, tiles in ozaki2_params.c);
  *   accum  one kernel: mod reduction, CRT and unscaling, reading the N INT32
  *          outputs once and writing C once.
  * Layout: cuBLAS's INT8 tensor-core GEMMs are fastest "TN": A's residues are
@@ -23,7 +25,8 @@
 struct oz2_state {
     int n_moduli;
     bool accurate;
-    int64_t kp, nblock;
+    bool batched;                   /* one strided-batched call per tile instead of one per modulus */
+    int64_t kp, mblock, nblock;
     struct mpb_oz2_crt tab;
     int8_t *ra, *rb;                /* residues: N·m·kp and N·n·kp (slot 0: accurate mode's digits) */
     int32_t *c32;                   /* N INT32 products, m·n each (slot 0: accurate mode's U) */
@@ -146,68 +149,121 @@ static __device__ double split_value(double x, unsigned long long max_bits, int 
     return mpb_oz2_scaled_int(x, mu);
 }
 
-/* Residues of one integer-valued x for every modulus, written `stride`
- * apart; unrolled so that each modulus is a compile-time constant. */
-static __device__ void write_residues(double x, int n_moduli, int8_t *out, size_t stride)
+/* Each split thread turns 8 consecutive k-elements of one row of A / column
+ * of B into 8 int8 values per modulus, packed into one 8-byte store: a warp
+ * then writes whole 32-byte sectors (one byte per thread wrote 32 bytes per
+ * store instruction). */
+static const int split_vec = 8;
+
+static __device__ unsigned pack4(int8_t a, int8_t b, int8_t c, int8_t d)
 {
+    return (unsigned)(uint8_t)a | (unsigned)(uint8_t)b << 8 | (unsigned)(uint8_t)c << 16 |
+           (unsigned)(uint8_t)d << 24;
+}
+
+/* Writes the 8 values x[0..7] (already split_value) at out: the digits
+ * (DIGITS), or the residues of every modulus, plane t at out + t·stride;
+ * unrolled so that each modulus is a compile-time constant. */
+static __device__ void write_digits8(const double *x, int8_t *out)
+{
+    int8_t d[split_vec];
+    for (int v = 0; v < split_vec; v++)
+        d[v] = (int8_t)mpb_oz2_low_word(x[v] + MPB_OZ2_MAGIC);
+    *(uint2 *)out = make_uint2(pack4(d[0], d[1], d[2], d[3]), pack4(d[4], d[5], d[6], d[7]));
+}
+
+static __device__ void write_residues8(const double *x, int n_moduli, int8_t *out, size_t stride)
+{
+    struct mpb_oz2_parts p[split_vec];
+    for (int v = 0; v < split_vec; v++)
+        p[v] = mpb_oz2_split_parts(x[v]);
 #pragma unroll
     for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
         if (t >= n_moduli)
             break;
-        out[(size_t)t * stride] = (int8_t)mpb_oz2_residue(x, t);
+        int8_t r[split_vec];
+        for (int v = 0; v < split_vec; v++)
+            r[v] = mpb_oz2_residue(&p[v], t);
+        *(uint2 *)(out + (size_t)t * stride) =
+            make_uint2(pack4(r[0], r[1], r[2], r[3]), pack4(r[4], r[5], r[6], r[7]));
     }
 }
 
-/* A (m×k, column-major) to row-major int8 (i·kp + l): a 32×32 tile goes
- * through shared memory so that reads run along i and writes along l. */
+/* Writes the 8 values x[0..7] (already split_value) at out: the digits
+ * (DIGITS), or the residues of every modulus, plane t at out + t·stride;
+ * unrolled so that each modulus is a compile-time constant. */
+template <bool DIGITS>
+static __device__ void write_split8(const double *x, int n_moduli, int8_t *out, size_t stride)
+{
+    if (DIGITS)
+        write_digits8(x, out);
+    else
+        write_residues8(x, n_moduli, out, stride);
+}
+
+/* The split kernels run at 3 blocks of 256 per SM (≤ 85 registers, no
+ * spill): 6.9 ms for the split phase at 16384 instead of 7.2 at 2. */
+/* A (m×k, column-major) to row-major int8 (i·kp + l): a tile of 32 rows ×
+ * 64 k-elements goes through shared memory, read from A along i (one warp:
+ * 32 consecutive rows) and written as 8 threads × 8 bytes per row. Row
+ * stride 65 doubles: the column-wise writes into the tile hit 32 distinct
+ * banks. */
+static const int a_tile_rows = 32, a_tile_cols = 64, a_block_y = 8;
+
 template <typename T, bool DIGITS>
-static __global__ void oz2_split_a(const T *a, int64_t m, int64_t k, int64_t kp,
+static __global__ void __launch_bounds__(256, 3) oz2_split_a(const T *a, int64_t m, int64_t k, int64_t kp,
                                    const unsigned long long *amax, const int *mu, int n_moduli,
                                    int8_t *out)
 {
-    __shared__ double tile[32][33];
-    int64_t i0 = (int64_t)blockIdx.x * 32;
-    for (int64_t l0 = (int64_t)blockIdx.y * 32; l0 < kp; l0 += (int64_t)gridDim.y * 32) {
-        int64_t i = i0 + threadIdx.x;
-        for (int r = threadIdx.y; r < 32; r += blockDim.y) {
-            int64_t l = l0 + r;
-            double v = 0;
-            if (i < m && l < k)
-                v = split_value<DIGITS>((double)a[i + l * m], amax[i], DIGITS ? 0 : mu[i]);
-            tile[r][threadIdx.x] = v;
+    __shared__ double tile[a_tile_rows][a_tile_cols + 1];
+    int64_t i0 = (int64_t)blockIdx.x * a_tile_rows;
+    int id = threadIdx.y * blockDim.x + threadIdx.x;
+    int row = id / (a_tile_cols / split_vec), col = id % (a_tile_cols / split_vec) * split_vec;
+    int64_t i = i0 + threadIdx.x;
+    unsigned long long imax = i < m ? amax[i] : 0;
+    int imu = i < m && !DIGITS ? mu[i] : 0;
+    for (int64_t l0 = (int64_t)blockIdx.y * a_tile_cols; l0 < kp;
+         l0 += (int64_t)gridDim.y * a_tile_cols) {
+        /* loads first, all issued before the first is used */
+        T x[a_tile_cols / a_block_y];
+#pragma unroll
+        for (int u = 0; u < a_tile_cols / a_block_y; u++) {
+            int64_t l = l0 + threadIdx.y + u * a_block_y;
+            x[u] = i < m && l < k ? a[i + l * m] : (T)0;
         }
+#pragma unroll
+        for (int u = 0; u < a_tile_cols / a_block_y; u++)
+            tile[threadIdx.x][threadIdx.y + u * a_block_y] =
+                split_value<DIGITS>((double)x[u], imax, imu);
         __syncthreads();
-        for (int r = threadIdx.y; r < 32; r += blockDim.y) {
-            int64_t ii = i0 + r;
-            if (ii >= m)
-                continue;
-            double v = tile[threadIdx.x][r];
-            size_t p = (size_t)(ii * kp + l0 + threadIdx.x);
-            if (DIGITS)
-                out[p] = (int8_t)v;
-            else
-                write_residues(v, n_moduli, out + p, (size_t)(m * kp));
-        }
+        if (i0 + row < m && l0 + col < kp)
+            write_split8<DIGITS>(&tile[row][col], n_moduli, out + (size_t)((i0 + row) * kp + l0 + col),
+                                 (size_t)(m * kp));
         __syncthreads();
     }
 }
 
 /* B (k×n, column-major) to int8 columns of length kp: same layout, no
- * transpose; threads run along l. */
+ * transpose; a thread takes 8 consecutive elements of a column. */
 template <typename T, bool DIGITS>
-static __global__ void oz2_split_b(const T *b, int64_t k, int64_t n, int64_t kp,
+static __global__ void __launch_bounds__(256, 3) oz2_split_b(const T *b, int64_t k, int64_t n, int64_t kp,
                                    const unsigned long long *bmax, const int *nu, int n_moduli,
                                    int8_t *out)
 {
-    int64_t l = (int64_t)blockIdx.x * 32 + threadIdx.x;
+    int64_t l = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * split_vec;
+    if (l >= kp)
+        return;
     for (int64_t j = (int64_t)blockIdx.y * blockDim.y + threadIdx.y; j < n;
          j += (int64_t)gridDim.y * blockDim.y) {
-        double v = l < k ? split_value<DIGITS>((double)b[l + j * k], bmax[j], DIGITS ? 0 : nu[j]) : 0;
-        size_t p = (size_t)(j * kp + l);
-        if (DIGITS)
-            out[p] = (int8_t)v;
-        else
-            write_residues(v, n_moduli, out + p, (size_t)(n * kp));
+        unsigned long long jmax = bmax[j];
+        int jnu = DIGITS ? 0 : nu[j];
+        T raw[split_vec];
+        for (int v = 0; v < split_vec; v++)
+            raw[v] = l + v < k ? b[l + v + j * k] : (T)0;
+        double x[split_vec];
+        for (int v = 0; v < split_vec; v++)
+            x[v] = split_value<DIGITS>((double)raw[v], jmax, jnu);
+        write_split8<DIGITS>(x, n_moduli, out + (size_t)(j * kp + l), (size_t)(n * kp));
     }
 }
 
@@ -253,34 +309,92 @@ static __global__ void oz2_scales(int64_t m, int64_t n, bool accurate, int budge
     (row ? mu : nu)[w] = s;
 }
 
-/* C from the N INT32 products: one pass, coalesced along i. */
-template <typename T>
-static __global__ void oz2_accum(const int32_t *c32, int64_t m, int64_t n,
-                                 const struct mpb_oz2_crt tab, const int *mu, const int *nu, T *c)
+/* V consecutive INT32 outputs of one plane; V = 2 needs p even. Read
+ * once: streaming loads, so they do not evict what the stores need. */
+template <int V>
+static __device__ void load_ints(const int32_t *p, int32_t *c)
 {
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= m)
-        return;
-    for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-        size_t p = (size_t)(i + j * m);
-        c[p] = (T)mpb_oz2_entry(c32 + p, (size_t)(m * n), &tab, mu[i], nu[j]);
+    if (V == 2) {
+        int2 x = __ldcs((const int2 *)p);
+        c[0] = x.x, c[1] = x.y;
+    } else {
+        for (int v = 0; v < V; v++)
+            c[v] = __ldcs(p + v);
     }
 }
 
-/* batch INT8 GEMMs C_t = A_t^T·B_t (A_t kp×m, B_t kp×n, C_t m×n), one
- * strided-batched call per block of nblock columns. */
+/* C from the N INT32 products in one pass: a thread takes V consecutive
+ * entries of a column (V = 2 when m is even: 8-byte loads from each of the N
+ * planes), all N digits of an entry summed in registers. Measured on the
+ * H200 at 16384, 15 moduli (accum phase): V = 1 at 4 blocks/SM 8.2 ms, V = 2
+ * at 2 blocks/SM 6.6, V = 2 at 3 blocks/SM 5.9 (80 registers, no spill);
+ * loading inside the digit loop instead of first: 10.1. */
+template <typename T, int V>
+static __global__ void __launch_bounds__(256, 3) oz2_accum(const int32_t *c32, int64_t m, int64_t n,
+                                 const struct mpb_oz2_crt tab, const int *mu, const int *nu, T *c)
+{
+    int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
+    if (i >= m)
+        return;
+    int imu[V];
+    for (int v = 0; v < V; v++)
+        imu[v] = mu[i + v];
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+        size_t p = (size_t)(i + j * m);
+        /* All loads first: issued back to back, one memory latency per entry
+         * instead of N. */
+        int32_t cv[MPB_OZ2_MAX_MODULI][V];
+#pragma unroll
+        for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++)
+            if (t < tab.n)
+                load_ints<V>(c32 + (size_t)t * (size_t)(m * n) + p, cv[t]);
+        struct mpb_oz2_crt_sum sum[V];
+        for (int v = 0; v < V; v++)
+            sum[v].hi = sum[v].lo = 0;
+#pragma unroll
+        for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
+            if (t >= tab.n)
+                break;
+            for (int v = 0; v < V; v++)
+                mpb_oz2_crt_add(&sum[v], cv[t][v], t, &tab);
+        }
+        int jnu = nu[j];
+        for (int v = 0; v < V; v++)
+            c[p + v] = (T)(imu[v] == MPB_OZ2_NONFINITE || jnu == MPB_OZ2_NONFINITE
+                               ? NAN
+                               : mpb_oz2_crt_finish(&sum[v], &tab, imu[v] + jnu));
+    }
+}
+
+/* N INT8 GEMMs C_t = A_t^T·B_t (A_t kp×m, B_t kp×n, C_t m×n) in tiles of
+ * mblock × nblock outputs: one strided-batched call per tile (batched), or
+ * one cublasGemmEx per modulus and tile. */
 static enum mpb_status gemm_int8(struct mpb_cuda_env *env, const struct oz2_state *s, int64_t m,
                                  int64_t n, const int8_t *a, const int8_t *b, int32_t *c, int batch)
 {
     const int32_t one = 1, zero = 0;
+    long long sa = (long long)(m * s->kp), sb = (long long)(n * s->kp), sc = (long long)(m * n);
     for (int64_t j0 = 0; j0 < n; j0 += s->nblock) {
-        int64_t nb = n - j0 < s->nblock ? n - j0 : s->nblock;
-        MPB_CUBLAS_TRY(env, cublasGemmStridedBatchedEx(
-                                mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, (int)m, (int)nb, (int)s->kp,
-                                &one, a, CUDA_R_8I, (int)s->kp, (long long)(m * s->kp), b + j0 * s->kp,
-                                CUDA_R_8I, (int)s->kp, (long long)(n * s->kp), &zero, c + j0 * m,
-                                CUDA_R_32I, (int)m, (long long)(m * n), batch, CUBLAS_COMPUTE_32I,
-                                CUBLAS_GEMM_DEFAULT));
+        int nb = (int)(n - j0 < s->nblock ? n - j0 : s->nblock);
+        for (int64_t i0 = 0; i0 < m; i0 += s->mblock) {
+            int mb = (int)(m - i0 < s->mblock ? m - i0 : s->mblock);
+            const int8_t *at = a + i0 * s->kp, *bt = b + j0 * s->kp;
+            int32_t *ct = c + i0 + j0 * m;
+            if (s->batched) {
+                MPB_CUBLAS_TRY(env, cublasGemmStridedBatchedEx(
+                                        mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, mb, nb,
+                                        (int)s->kp, &one, at, CUDA_R_8I, (int)s->kp, sa, bt,
+                                        CUDA_R_8I, (int)s->kp, sb, &zero, ct, CUDA_R_32I, (int)m,
+                                        sc, batch, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+                continue;
+            }
+            for (int t = 0; t < batch; t++)
+                MPB_CUBLAS_TRY(env, cublasGemmEx(mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, mb, nb,
+                                                 (int)s->kp, &one, at + t * sa, CUDA_R_8I,
+                                                 (int)s->kp, bt + t * sb, CUDA_R_8I, (int)s->kp,
+                                                 &zero, ct + t * sc, CUDA_R_32I, (int)m,
+                                                 CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+        }
     }
     return MPB_STATUS_OK;
 }
@@ -293,8 +407,8 @@ static enum mpb_status oz2_split(struct mpb_cuda_env *env, struct oz2_state *s,
     int64_t m = g->m, n = g->n, k = g->k, kp = s->kp;
     const T *a = (const T *)g->a, *b = (const T *)g->b;
     dim3 row_grid(blocks_for(m, threads), grid_y(blocks_for(k, (unsigned)row_chunk)));
-    dim3 tile_block(32, 8), a_grid(blocks_for(m, 32), grid_y(kp / 32));
-    dim3 b_grid((unsigned)(kp / 32), grid_y(blocks_for(n, 8)));
+    dim3 tile_block(32, a_block_y), a_grid(blocks_for(m, a_tile_rows), grid_y(blocks_for(kp, a_tile_cols)));
+    dim3 b_grid(blocks_for(kp / split_vec, 32), grid_y(blocks_for(n, 8)));
     MPB_CUDA_TRY(env, cudaMemsetAsync(s->amax, 0, sizeof *s->amax * (size_t)m, st));
     oz2_row_max<T><<<row_grid, threads, 0, st>>>(a, m, k, s->amax);
     MPB_LAUNCH_CHECK(env);
@@ -336,9 +450,15 @@ template <typename T>
 static enum mpb_status oz2_accumulate(struct mpb_cuda_env *env, const struct oz2_state *s,
                                       const struct mpb_gemm *g)
 {
-    dim3 grid(blocks_for(g->m, threads), grid_y(g->n));
-    oz2_accum<T><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu, s->nu,
-                                                        (T *)g->c);
+    if (g->m % 2 == 0) {
+        dim3 grid(blocks_for(g->m / 2, threads), grid_y(g->n));
+        oz2_accum<T, 2><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu,
+                                                               s->nu, (T *)g->c);
+    } else {
+        dim3 grid(blocks_for(g->m, threads), grid_y(g->n));
+        oz2_accum<T, 1><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu,
+                                                               s->nu, (T *)g->c);
+    }
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
 }
@@ -420,7 +540,11 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
     s->n_moduli = (int)params[MPB_OZ2_MODULI];
     s->accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
     s->kp = mpb_oz2_padded_k(g->k);
+    s->batched = params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_BATCHED;
+    s->mblock = mpb_oz2_block_rows(params, g->m);
     s->nblock = mpb_oz2_block_cols(params, g->n);
+    if (s->mblock < 1)
+        s->mblock = 1;
     if (s->nblock < 1)
         s->nblock = 1;
     enum mpb_status st = MPB_STATUS_OK;
@@ -445,8 +569,10 @@ static enum mpb_status ozaki2_report(struct mpb_cuda_env *env, void *state,
     (void)env;
     info->slices = s->n_moduli;
     info->fallback = 0;
-    snprintf(info->settings, sizeof info->settings, "moduli=%d mode=%s budget_bits=%d nblock=%lld",
-             s->n_moduli, s->accurate ? "accurate" : "fast", s->tab.budget, (long long)s->nblock);
+    snprintf(info->settings, sizeof info->settings,
+             "moduli=%d mode=%s budget_bits=%d gemm=%s mblock=%lld nblock=%lld", s->n_moduli,
+             s->accurate ? "accurate" : "fast", s->tab.budget, s->batched ? "batched" : "calls",
+             (long long)s->mblock, (long long)s->nblock);
     return MPB_STATUS_OK;
 }
 

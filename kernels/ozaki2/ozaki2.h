@@ -6,10 +6,10 @@
  *   slices   = moduli used (N)
  *   fallback = 0 (there is no fallback: a row of A or column of B holding
  *              NaN or ±Inf gives NaN in its row/column of C)
- *   settings = moduli, mode, budget_bits (L: |A'||B'| < 2^L), nblock
+ *   settings = moduli, mode, budget_bits (L: |A'||B'| < 2^L), gemm, mblock, nblock
  * Parameters: moduli (2..20; the spec's range 8..20 plus small counts for the
  * fp32 target and tests), mode fast|accurate, nblock (columns per INT8 GEMM
- * call; 0 = auto). */
+ * call; 0 = auto), mblock (rows per call; 0 = auto), gemm calls|batched. */
 #ifndef MPB_OZAKI2_H
 #define MPB_OZAKI2_H
 
@@ -26,8 +26,16 @@
 extern "C" {
 #endif
 
-enum mpb_oz2_param { MPB_OZ2_MODULI = 0, MPB_OZ2_MODE, MPB_OZ2_NBLOCK, MPB_OZ2_N_PARAMS };
+enum mpb_oz2_param {
+    MPB_OZ2_MODULI = 0,
+    MPB_OZ2_MODE,
+    MPB_OZ2_NBLOCK,
+    MPB_OZ2_MBLOCK,
+    MPB_OZ2_GEMM,
+    MPB_OZ2_N_PARAMS
+};
 enum mpb_oz2_mode { MPB_OZ2_FAST = 0, MPB_OZ2_ACCURATE };
+enum mpb_oz2_gemm { MPB_OZ2_GEMM_CALLS = 0, MPB_OZ2_GEMM_BATCHED };
 
 /* Parameter tables: the fp64 and fp32 targets differ in the default count. */
 extern const struct mpb_param_spec mpb_ozaki2_int8_params[], mpb_ozaki2_int8_sp_params[];
@@ -36,9 +44,10 @@ extern const struct mpb_param_spec mpb_ozaki2_int8_params[], mpb_ozaki2_int8_sp_
  * [MPB_OZ2_MIN_MODULI, MPB_OZ2_MAX_MODULI]. */
 bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab);
 
-/* INT8 GEMM calls along n: nblock columns each (0 = auto: 8192 above 8192;
- * specs/h200.md, INT8 GEMM rate drops from 8192 to 16384). */
+/* INT8 GEMM output tiles: nblock columns and mblock rows each (0 = auto:
+ * all rows, columns in blocks of 2048 above 8192; measured, ozaki2_params.c). */
 int64_t mpb_oz2_block_cols(const double *params, int64_t n);
+int64_t mpb_oz2_block_rows(const double *params, int64_t m);
 
 /* k padded to a multiple of 32 (zeros): aligned int8 leading dimensions. */
 int64_t mpb_oz2_padded_k(int64_t k);

@@ -78,9 +78,10 @@ MPB_HD int mpb_oz2_modulus(int t)
 
 /* The constants of the CRT reconstruction for N moduli (ozaki2_table.c
  * computes them exactly with GMP). With M_t = M/m_t and
- * y_t = M_t^-1 mod m_t, X ≡ sum_t w_t·M_t (mod M) where w_t = (c_t·y_t) mod m_t.
+ * y_t = M_t^-1 mod m_t, X ≡ sum_t w_t·M_t (mod M) where w_t ≡ c_t·y_t (mod m_t),
+ * |w_t| ≤ m_t/2.
  * M_t = hi_t + lo_t: hi_t is a multiple of 2^T with at most 40 significant
- * bits, so that w_t·hi_t (w_t < 2^8) and the sum of up to 20 of them (< 2^5
+ * bits, so that w_t·hi_t (|w_t| ≤ 2^7) and the sum of up to 20 of them (< 2^5
  * terms) are multiples of 2^T below 2^(T+53): exact in fp64. lo_t < 2^T
  * is rounded to fp64. Likewise M = m_hi + m_lo with m_hi of at most 48
  * significant bits, so that q·m_hi is exact for the quotient q ≤ 20. */
@@ -88,6 +89,7 @@ struct mpb_oz2_crt {
     int n;          /* moduli used */
     int budget;     /* L: sum_l |A'_il||B'_lj| < 2^L guarantees |X| < M/2 with margin */
     int y[MPB_OZ2_MAX_MODULI];
+    double y_over_m[MPB_OZ2_MAX_MODULI]; /* fl(y_t/m_t), for the digit's quotient */
     double hi[MPB_OZ2_MAX_MODULI], lo[MPB_OZ2_MAX_MODULI];
     double m_hi, m_lo;
     double inv_m;   /* ≈ 1/M (only used to find the quotient; any nearby value works) */
@@ -201,100 +203,185 @@ MPB_HD double mpb_oz2_scaled_int(double x, int mu)
     return trunc(ldexp(x, mu));
 }
 
-/* The symmetric residue of an integer-valued x, |x| < 2^53, modulo m:
- * [−128, 127] for m = 256, [−(m−1)/2, (m−1)/2] for odd m. q = rint(x/m)
- * computed in fp64 is within 1 of the true nearest quotient (relative error
- * ≤ 2^-52 on a quotient < 2^53/173), and x − q·m is an integer of magnitude
- * < 2m, so the fma computes it exactly; one correction by ±m lands it. */
-MPB_HD int mpb_oz2_residue_small(double x, int m)
+/* 1.5·2^52: fma(y, s, MAGIC) − MAGIC rounds y·s to the nearest integer (ties
+ * to even) for |y·s| < 2^51, and MAGIC + r (|r| < 2^31 an integer) holds r in
+ * its low 32 bits, two's complement. Both replace rint, trunc and
+ * double<->int conversions, which run at a quarter of the fp64 FMA rate on
+ * sm_90 (CUDA Programming Guide, arithmetic instruction throughput): the
+ * residues and the CRT digits below are computed billions of times. */
+#define MPB_OZ2_MAGIC 0x1.8p52
+
+/* (double)c for an int32 c. On the GPU the bits 2^52 + 2^31 + c are built
+ * directly and 2^52 + 2^31 subtracted (exact) instead of a conversion. */
+MPB_HD double mpb_oz2_i32_f64(int32_t c)
 {
-    double q = rint(x * (1.0 / m));
-    int r = (int)fma(-q, (double)m, x);
-    int hi = (m - 1) / 2, lo = -(m / 2);
-    if (r > hi)
-        r -= m;
-    if (r < lo)
-        r += m;
-    return r;
+#ifdef __CUDA_ARCH__
+    return __hiloint2double(0x43300000, (int)((unsigned)c ^ 0x80000000u)) - 0x1.00000800p52;
+#else
+    return (double)c;
+#endif
 }
 
-/* Symmetric residue of 2^52 modulo the t-th modulus (checked against exact
- * arithmetic in tests/kernels/test_ozaki2.c). */
-MPB_HD int mpb_oz2_pow2_52_residue(int t)
+/* The low 32 bits of a double's encoding: r for MAGIC + r (see above). */
+MPB_HD int32_t mpb_oz2_low_word(double x)
+{
+#ifdef __CUDA_ARCH__
+    return __double2loint(x);
+#else
+    return (int32_t)(uint32_t)mpb_oz2_f64_bits(x);
+#endif
+}
+
+/* Symmetric residues of 2^35 and 2^70 modulo the t-th modulus (checked
+ * against exact arithmetic in tests/kernels/test_ozaki2.c). */
+MPB_HD int mpb_oz2_pow2_35_residue(int t)
 {
     switch (t) {
     case 0: return 0;
-    case 1: return 16;
-    case 2: return 26;
-    case 3: return 4;
-    case 4: return 81;
-    case 5: return 16;
-    case 6: return 48;
-    case 7: return -91;
-    case 8: return 104;
-    case 9: return -35;
-    case 10: return -13;
-    case 11: return -89;
-    case 12: return 59;
-    case 13: return 80;
-    case 14: return 85;
-    case 15: return -16;
-    case 16: return 43;
-    case 17: return -79;
-    case 18: return -40;
-    default: return -41;
+    case 1: return 8;
+    case 2: return -111;
+    case 3: return -20;
+    case 4: return -123;
+    case 5: return 120;
+    case 6: return -76;
+    case 7: return 64;
+    case 8: return -86;
+    case 9: return 46;
+    case 10: return 56;
+    case 11: return 32;
+    case 12: return -14;
+    case 13: return -30;
+    case 14: return -84;
+    case 15: return 92;
+    case 16: return 30;
+    case 17: return -61;
+    case 18: return -66;
+    default: return 76;
     }
 }
 
-/* Symmetric residue of an integer-valued x, |x| < 2^104, modulo the t-th
- * modulus: below 2^53 directly; above, x = h·2^52 + l with h = trunc(x/2^52)
- * and l = x − h·2^52 (both exact, |h|, |l| < 2^52), and
- * x ≡ res(h)·res(2^52) + l, an integer below 2^52 + 2^14 < 2^53. */
-MPB_HD int mpb_oz2_residue(double x, int t)
+MPB_HD int mpb_oz2_pow2_70_residue(int t)
+{
+    switch (t) {
+    case 0: return 0;
+    case 1: return 64;
+    case 2: return -76;
+    case 3: return -102;
+    case 4: return 62;
+    case 5: return -60;
+    case 6: return 40;
+    case 7: return -98;
+    case 8: return 68;
+    case 9: return 73;
+    case 10: return 14;
+    case 11: return -61;
+    case 12: return -15;
+    case 13: return -95;
+    case 14: return -36;
+    case 15: return -28;
+    case 16: return -55;
+    case 17: return -80;
+    case 18: return 60;
+    default: return 67;
+    }
+}
+
+/* An integer-valued x, |x| < 2^104, as x = hi·2^70 + mid·2^35 + lo with
+ * integers |hi|, |mid|, |lo| ≤ 2^34: each part is the nearest integer of the
+ * rest scaled down, and each remainder fma is exact (an integer of at most
+ * 53 significant bits: a multiple of ulp(x) below 2^69, resp. below 2^34).
+ * lo is kept as MAGIC + lo (exact). Computed once per element, so that
+ * mpb_oz2_residue costs no conversion. */
+struct mpb_oz2_parts {
+    double hi, mid, lo_biased;
+};
+
+MPB_HD struct mpb_oz2_parts mpb_oz2_split_parts(double x)
+{
+    struct mpb_oz2_parts p;
+    p.hi = fma(x, 0x1p-70, MPB_OZ2_MAGIC) - MPB_OZ2_MAGIC;
+    double r = fma(-p.hi, 0x1p70, x);
+    p.mid = fma(r, 0x1p-35, MPB_OZ2_MAGIC) - MPB_OZ2_MAGIC;
+    p.lo_biased = fma(-p.mid, 0x1p35, r) + MPB_OZ2_MAGIC;
+    return p;
+}
+
+/* Symmetric residue of x = hi·2^70 + mid·2^35 + lo modulo the t-th modulus,
+ * as int8: [−128, 127] for m = 256 (a tie gives +128, whose int8 is −128),
+ * [−(m−1)/2, (m−1)/2] for odd m. v = hi·res(2^70) + mid·res(2^35) + lo ≡ x
+ * is an integer below 2^34·255 + 2^34 < 2^42, and MAGIC + v is computed
+ * exactly by the two fmas (an integer in [2^52, 2^53)). q = the integer
+ * nearest v·fl(1/m): fl(1/m) is within 2^-53 relative, so v·fl(1/m) is
+ * within 2^-18 of v/m, whose fraction is a multiple of 1/m, never within
+ * 1/(2m) of a half for odd m: q is v/m's nearest integer and r = v − q·m the
+ * symmetric residue (for m = 256, 1/m is exact). r is small, so it is
+ * v − q·m modulo 2^32, from the low words of MAGIC + v and MAGIC + q: four
+ * fp64 operations and one integer multiply-add, no conversion. */
+MPB_HD int8_t mpb_oz2_residue(const struct mpb_oz2_parts *x, int t)
 {
     int m = mpb_oz2_modulus(t);
-    if (fabs(x) < 0x1p53)
-        return mpb_oz2_residue_small(x, m);
-    double h = trunc(ldexp(x, -52));
-    double l = x - ldexp(h, 52);
-    double v = (double)(mpb_oz2_residue_small(h, m) * mpb_oz2_pow2_52_residue(t)) + l;
-    return mpb_oz2_residue_small(v, m);
+    double v_biased = fma(x->hi, (double)mpb_oz2_pow2_70_residue(t),
+                          fma(x->mid, (double)mpb_oz2_pow2_35_residue(t), x->lo_biased));
+    double q_biased = fma(v_biased - MPB_OZ2_MAGIC, 1.0 / m, MPB_OZ2_MAGIC);
+    uint32_t r = (uint32_t)mpb_oz2_low_word(v_biased) -
+                 (uint32_t)mpb_oz2_low_word(q_biased) * (uint32_t)m;
+    return (int8_t)(r & 0xFF);
 }
 
-/* w_t = (c·y_t) mod m_t in [0, m_t) for the INT32 GEMM output c ≡ X mod m_t:
- * c % m is in (−m, m), the product with y < m stays below 2^16. */
-MPB_HD int mpb_oz2_crt_digit(int32_t c, int m, int y)
+/* The CRT sum of the digits seen so far (see mpb_oz2_crt_finish). */
+struct mpb_oz2_crt_sum {
+    double hi, lo;
+};
+
+/* Adds modulus t's term for the INT32 GEMM output c ≡ X (mod m_t): the digit
+ * w = c·y_t mod m_t, symmetric (|w| ≤ m_t/2), then w·M_t = w·hi_t + w·lo_t.
+ * w as in mpb_oz2_residue: q = the integer nearest c·fl(y_t/m_t), within
+ * 2^-21 of c·y_t/m_t (< 2^32): exact for odd m_t, either neighbour of a tie
+ * for 256 = 2^8 (y/256 exact); w = c·y_t − q·m_t is small, so it is that
+ * difference modulo 2^32 (integer multiply-adds, q from the low word of
+ * MAGIC + q). w·hi_t is exact and so is the sum (struct mpb_oz2_crt); lo_t's
+ * products are rounded (the low part). */
+MPB_HD void mpb_oz2_crt_add(struct mpb_oz2_crt_sum *s, int32_t c, int t,
+                            const struct mpb_oz2_crt *tab)
 {
-    int w = ((c % m) * y) % m;
-    return w < 0 ? w + m : w;
+    uint32_t m = (uint32_t)mpb_oz2_modulus(t);
+    double q_biased = fma(mpb_oz2_i32_f64(c), tab->y_over_m[t], MPB_OZ2_MAGIC);
+    uint32_t w = (uint32_t)c * (uint32_t)tab->y[t] - (uint32_t)mpb_oz2_low_word(q_biased) * m;
+    double wd = mpb_oz2_i32_f64((int32_t)w);
+    s->hi = fma(wd, tab->hi[t], s->hi);
+    s->lo = fma(wd, tab->lo[t], s->lo);
 }
 
-/* X from its residues c_t = c[t·stride] (INT32 GEMM outputs), then
- * X·2^-shift. S = sum_t w_t·M_t ∈ [0, N·M) is held as s_hi + s_lo with s_hi
- * exact (see struct mpb_oz2_crt); q = rint(S/M) is exact because |X| < M/2
- * with a margin far wider than the fp64 error of S/M (ozaki2_table.c), and
+/* X from S = sum_t w_t·M_t (|S| < N·M/2), then X·2^-shift. S = s_hi + s_lo
+ * with s_hi exact; q = rint(S/M) is exact because |X| < M/2 with a margin
+ * far wider than the fp64 error of S/M (ozaki2_table.c), and
  * X = (s_hi − q·m_hi) + (s_lo − q·m_lo) where the first difference is exact
  * (multiples of 2^T below 2^(T+53)). The only roundings are in the low part
  * (relative 2^-53 of N·2^(T+8) ≈ M·2^-80, far below the truncation error)
  * and the final sum and ldexp. */
+MPB_HD double mpb_oz2_crt_finish(const struct mpb_oz2_crt_sum *s, const struct mpb_oz2_crt *tab,
+                                 int shift)
+{
+    double q = rint((s->hi + s->lo) * tab->inv_m);
+    double d_hi = s->hi - q * tab->m_hi;
+    double d_lo = fma(-q, tab->m_lo, s->lo);
+    return ldexp(d_hi + d_lo, -shift);
+}
+
+/* X·2^-shift from its residues c_t = c[t·stride] (INT32 GEMM outputs). */
 MPB_HD double mpb_oz2_reconstruct(const int32_t *c, size_t stride, const struct mpb_oz2_crt *tab,
                                   int shift)
 {
-    double s_hi = 0, s_lo = 0;
+    struct mpb_oz2_crt_sum s = {0, 0};
 #ifdef __CUDA_ARCH__
 #pragma unroll
 #endif
     for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
         if (t >= tab->n)
             break;
-        double w = (double)mpb_oz2_crt_digit(c[(size_t)t * stride], mpb_oz2_modulus(t), tab->y[t]);
-        s_hi = s_hi + w * tab->hi[t];
-        s_lo = fma(w, tab->lo[t], s_lo);
+        mpb_oz2_crt_add(&s, c[(size_t)t * stride], t, tab);
     }
-    double q = rint((s_hi + s_lo) * tab->inv_m);
-    double d_hi = s_hi - q * tab->m_hi;
-    double d_lo = fma(-q, tab->m_lo, s_lo);
-    return ldexp(d_hi + d_lo, -shift);
+    return mpb_oz2_crt_finish(&s, tab, shift);
 }
 
 /* One output entry: NaN when row i or column j held a non-finite value. */

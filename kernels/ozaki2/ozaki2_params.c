@@ -9,6 +9,7 @@
 #include "../common/cublas_util.h"
 
 static const char *const mode_choices[] = {"fast", "accurate", NULL};
+static const char *const gemm_choices[] = {"calls", "batched", NULL};
 
 #define OZ2_PARAMS(default_moduli)                                                               \
     {                                                                                            \
@@ -21,8 +22,15 @@ static const char *const mode_choices[] = {"fast", "accurate", NULL};
                                   "INT8 GEMM of the leading bits"},                              \
         [MPB_OZ2_NBLOCK] = {.name = "nblock", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,        \
                             .hi = 1 << 30,                                                       \
-                            .help = "columns of B per INT8 GEMM call; 0 = auto (8192 when "      \
+                            .help = "columns of B per INT8 GEMM call; 0 = auto (2048 when "      \
                                     "n > 8192)"},                                                \
+        [MPB_OZ2_MBLOCK] = {.name = "mblock", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,        \
+                            .hi = 1 << 30,                                                       \
+                            .help = "rows of A per INT8 GEMM call; 0 = auto (all m)"},                                                \
+        [MPB_OZ2_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls",              \
+                          .choices = gemm_choices,                                               \
+                          .help = "INT8 GEMMs: calls = one cublasGemmEx per modulus and tile; "  \
+                                  "batched = one strided-batched call per tile"},                \
     }
 
 /* Defaults: 15 moduli reach DGEMM's normwise error for phi ≤ 2 on the host
@@ -31,12 +39,28 @@ static const char *const mode_choices[] = {"fast", "accurate", NULL};
 const struct mpb_param_spec mpb_ozaki2_int8_params[] = OZ2_PARAMS("15");
 const struct mpb_param_spec mpb_ozaki2_int8_sp_params[] = OZ2_PARAMS("8");
 
+/* The auto tiles, measured on the H200 at n = 16384, 15 moduli, one
+ * cublasGemmEx per modulus and tile (results/h200/dev-ozaki2), whole call
+ * (median of 3) in one session: 16384×4096 tiles 108.2 ms, 16384×8192 109.6,
+ * 8192×8192 111.7, 8192×4096 113.1, one strided-batched call per 16384×8192
+ * tile 134.3; in another: 16384×2048 104.4 against 106.2 for 16384×4096,
+ * 4096×2048 113.9, 4096×16384 110.9, 16384×16384 118.8. So rows are not
+ * blocked and columns are, in blocks of 2048 above 8192 (tests/kernels/
+ * bench_lowp_gemm.cu: at 8192 a single call is fastest). */
 int64_t mpb_oz2_block_cols(const double *params, int64_t n)
 {
     int64_t nb = (int64_t)params[MPB_OZ2_NBLOCK];
     if (nb == 0)
-        nb = n > 8192 ? 8192 : n;
+        nb = n > 8192 ? 2048 : n;
     return nb < n ? nb : n;
+}
+
+int64_t mpb_oz2_block_rows(const double *params, int64_t m)
+{
+    int64_t mb = (int64_t)params[MPB_OZ2_MBLOCK];
+    if (mb == 0)
+        mb = m;
+    return mb < m ? mb : m;
 }
 
 int64_t mpb_oz2_padded_k(int64_t k)

@@ -44,10 +44,12 @@ bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab)
         mpz_divexact(mt, big_m, mod);
         mpz_invert(inv, mt, mod);
         tab->y[t] = (int)mpz_get_ui(inv);
+        tab->y_over_m[t] = (double)tab->y[t] / mpb_oz2_modulus(t);
         split(mt, mt_bits, 40, &tab->hi[t], &tab->lo[t]);
     }
     for (int t = n; t < MPB_OZ2_MAX_MODULI; t++) {
         tab->y[t] = 0;
+        tab->y_over_m[t] = 0;
         tab->hi[t] = tab->lo[t] = 0;
     }
     split(big_m, mpz_sizeinbase(big_m, 2), 48, &tab->m_hi, &tab->m_lo);

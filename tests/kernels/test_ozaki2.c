@@ -46,7 +46,8 @@ static void test_moduli(void)
         for (int t = s + 1; t < MPB_OZ2_MAX_MODULI; t++)
             CHECK(gcd(ms, mpb_oz2_modulus(t)) == 1, "moduli %d and %d share a factor", ms,
                   mpb_oz2_modulus(t));
-        CHECK(mpb_oz2_pow2_52_residue(s) == sym_mod((__int128)1 << 52, ms), "2^52 mod %d", ms);
+        CHECK(mpb_oz2_pow2_35_residue(s) == sym_mod((__int128)1 << 35, ms), "2^35 mod %d", ms);
+        CHECK(mpb_oz2_pow2_70_residue(s) == sym_mod((__int128)1 << 70, ms), "2^70 mod %d", ms);
     }
 }
 
@@ -66,8 +67,15 @@ static void test_residues(void)
         x = trunc(x);
         __int128 xi = (__int128)ldexp(x, 0);
         int t = (int)(rng() % MPB_OZ2_MAX_MODULI), m = mpb_oz2_modulus(t);
-        int r = mpb_oz2_residue(x, t);
-        CHECK(r == sym_mod(xi, m), "residue(%a, %d) = %d, expected %d", x, m, r, sym_mod(xi, m));
+        struct mpb_oz2_parts parts = mpb_oz2_split_parts(x);
+        __int128 back = (__int128)parts.hi * ((__int128)1 << 70) + (__int128)parts.mid * ((__int128)1 << 35) +
+                        (__int128)(parts.lo_biased - MPB_OZ2_MAGIC);
+        CHECK(back == xi && fabs(parts.hi) <= 0x1p34 && fabs(parts.mid) <= 0x1p34 &&
+                  fabs(parts.lo_biased - MPB_OZ2_MAGIC) <= 0x1p34,
+              "parts of %a: %a %a %a", x, parts.hi, parts.mid, parts.lo_biased);
+        int r = mpb_oz2_residue(&parts, t);
+        int want = sym_mod(xi, m);
+        CHECK(r == want, "residue(%a, %d) = %d, expected %d", x, m, r, want);
         CHECK(r >= -(m / 2) && r <= (m - 1) / 2, "residue %d outside the symmetric range of %d", r, m);
     }
 }
