@@ -19,3 +19,23 @@ step() {
     st=$?
     echo "$name: exit $st, $(( $(date +%s) - start )) s" | tee -a "$out/steps.log"
 }
+
+# sidecar CSV COMMAND...: write CSV.meta.json for a CSV that a program other
+# than `mpbench run` wrote (mpbench writes its own): when, where, the GPU as
+# nvidia-smi reports it, the mpbench build, and the command.
+sidecar() {
+    csv=$1
+    shift
+    gpu=$(nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.max.sm,power.limit,temperature.gpu \
+          --format=csv,noheader 2>&1 | head -n 1)
+    cat >"$csv.meta.json" <<JSON
+{
+  "written": "$(date -u +%Y-%m-%dT%H:%M:%SZ)",
+  "host": "$(hostname)",
+  "cpu_cores": $(nproc),
+  "gpu_name_driver_clock_maxclock_power_temp": "$gpu",
+  "mpbench_version": "$("$mpb" version 2>&1 | head -n 1)",
+  "command": "$*"
+}
+JSON
+}
