@@ -88,7 +88,6 @@ struct adp_state {
     int n_graphs;
 };
 
-static const int32_t one_i = 1, zero_i = 0;
 static const double one = 1.0, zero = 0.0;
 
 /* ---- kernels ------------------------------------------------------------ */
@@ -354,7 +353,8 @@ static enum mpb_status enqueue_accum(struct mpb_cuda_env *env, struct adp_state 
 /* The INT8 GEMM of pairs p0 … min(d, p0 + pairs − 1) of diagonal d: A's
  * digits p and B's digits d − p lie next to each other along k (B's stored in
  * reverse), so one GEMM with k' = pairs·kp sums them (op(A) = T: the layout
- * cuBLAS's INT8 kernels run fastest, specs/h200.md). */
+ * cuBLAS's INT8 kernels run fastest, specs/h200.md; in column blocks above
+ * n = 8192, mpb_int8_block_cols). */
 static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *s, int d, int p0)
 {
     const struct mpb_gemm *g = s->g;
@@ -363,10 +363,9 @@ static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *
     int kk = (int)((p1 - p0 + 1) * s->kp);
     const int8_t *a = s->as + p0 * s->kp;
     const int8_t *b = s->bs + (s->smax - 1 - d + p0) * s->kp;
-    MPB_CUBLAS_TRY(env, cublasGemmEx(s->handle, CUBLAS_OP_T, CUBLAS_OP_N, (int)g->m, (int)g->n, kk,
-                                     &one_i, a, CUDA_R_8I, (int)ld, b, CUDA_R_8I, (int)ld, &zero_i,
-                                     s->cint, CUDA_R_32I, (int)s->ldc, CUBLAS_COMPUTE_32I,
-                                     CUBLAS_GEMM_DEFAULT));
+    MPB_CUBLAS_TRY(env, mpb_gemm_int8_tn(s->handle, (int)g->m, (int)g->n, kk, a, (int)ld, b,
+                                         (int)ld, s->cint, (int)s->ldc,
+                                         mpb_int8_block_cols(g->n)));
     return MPB_STATUS_OK;
 }
 

@@ -60,3 +60,25 @@ const char *mpb_cublas_math_mode_name(cublasMath_t mode)
             return ((int)mode & flag) ? names[i].name_disallow : names[i].name;
     return "unknown";
 }
+
+int64_t mpb_int8_block_cols(int64_t n)
+{
+    return n > 8192 ? 2048 : n;
+}
+
+cublasStatus_t mpb_gemm_int8_tn(cublasHandle_t handle, int m, int n, int k, const int8_t *a,
+                                int lda, const int8_t *b, int ldb, int32_t *c, int ldc,
+                                int64_t nblock)
+{
+    static const int32_t one = 1, zero = 0;
+    for (int64_t j0 = 0; j0 < n; j0 += nblock) {
+        int nb = (int)(n - j0 < nblock ? n - j0 : nblock);
+        cublasStatus_t st = cublasGemmEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, m, nb, k, &one, a,
+                                         CUDA_R_8I, lda, b + j0 * ldb, CUDA_R_8I, ldb, &zero,
+                                         c + j0 * ldc, CUDA_R_32I, ldc, CUBLAS_COMPUTE_32I,
+                                         CUBLAS_GEMM_DEFAULT);
+        if (st != CUBLAS_STATUS_SUCCESS)
+            return st;
+    }
+    return CUBLAS_STATUS_SUCCESS;
+}

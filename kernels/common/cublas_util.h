@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <cublas_api.h>
 #include "../../src/gemm.h"
 
@@ -25,6 +26,21 @@ void mpb_cublas_env_note(char *note, size_t len);
 /* "default", "tf32_tensor_op", ... for a math mode read back from a handle;
  * "+disallow_reduced_precision_reduction" appended when that flag is set. */
 const char *mpb_cublas_math_mode_name(cublasMath_t mode);
+
+/* Columns of B per INT8→INT32 GEMM call for an n-column product: all of
+ * them up to 8192, blocks of 2048 above. On the H200 one "TN" call runs at
+ * 1488 TOP/s at n = 8192 but 1185 at 16384, where 2 or 4 column blocks run
+ * at 1341–1365 (results/h200/lowp-gemm.csv; specs/h200.md names the remedy),
+ * and Ozaki-II's whole call at 16384 was fastest with blocks of 2048. */
+int64_t mpb_int8_block_cols(int64_t n);
+
+/* C = op(A)·B with op(A) = Aᵀ ("TN", the layout cuBLAS's INT8 kernels run
+ * fastest), INT8 inputs, INT32 output, alpha = 1, beta = 0, issued as one
+ * cublasGemmEx per block of `nblock` columns of B and C. Returns the first
+ * failing status (the caller reports it). */
+cublasStatus_t mpb_gemm_int8_tn(cublasHandle_t handle, int m, int n, int k, const int8_t *a,
+                                int lda, const int8_t *b, int ldb, int32_t *c, int ldc,
+                                int64_t nblock);
 
 #ifdef __cplusplus
 }

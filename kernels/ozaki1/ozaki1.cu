@@ -407,12 +407,11 @@ static enum mpb_status gemm_call(struct mpb_cuda_env *env, struct ozaki1_state *
     const char *a = (const char *)s->da + dsize * (size_t)((c->p_lo - 1) * p->kpad + c->l0);
     const char *b = (const char *)s->db + dsize * (size_t)((p->sb - c->q_hi) * p->kpad + c->l0);
     int m = (int)g->m, n = (int)g->n, lda = (int)(p->sa * p->kpad), ldb = (int)(p->sb * p->kpad);
-    static const int32_t ione = 1, izero = 0;
     static const float fone = 1.0f, fzero = 0.0f;
     if (int8)
-        MPB_CUBLAS_TRY(env, cublasGemmEx(mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, m, n, (int)kk,
-                                         &ione, a, CUDA_R_8I, lda, b, CUDA_R_8I, ldb, &izero, out,
-                                         CUDA_R_32I, m, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
+        MPB_CUBLAS_TRY(env, mpb_gemm_int8_tn(mpb_cublas(env), m, n, (int)kk, (const int8_t *)a, lda,
+                                             (const int8_t *)b, ldb, (int32_t *)out, m,
+                                             mpb_int8_block_cols(n)));
     else
         MPB_CUBLAS_TRY(env, cublasGemmEx(mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, m, n, (int)kk,
                                          &fone, a, CUDA_R_16F, lda, b, CUDA_R_16F, ldb, &fzero, out,

@@ -42,19 +42,14 @@ static const char *const gemm_choices[] = {"calls", "batched", NULL};
 const struct mpb_param_spec mpb_ozaki2_int8_params[] = OZ2_PARAMS("15");
 const struct mpb_param_spec mpb_ozaki2_int8_sp_params[] = OZ2_PARAMS("8");
 
-/* The auto tiles, measured on the H200 at n = 16384, 15 moduli, one
- * cublasGemmEx per modulus and tile (results/h200/dev-ozaki2), whole call
- * (median of 3) in one session: 16384×4096 tiles 108.2 ms, 16384×8192 109.6,
- * 8192×8192 111.7, 8192×4096 113.1, one strided-batched call per 16384×8192
- * tile 134.3; in another: 16384×2048 104.4 against 106.2 for 16384×4096,
- * 4096×2048 113.9, 4096×16384 110.9, 16384×16384 118.8. So rows are not
- * blocked and columns are, in blocks of 2048 above 8192 (tests/kernels/
- * bench_lowp_gemm.cu: at 8192 a single call is fastest). */
+/* The auto tiles: rows not blocked, columns as every INT8 scheme blocks them
+ * (mpb_int8_block_cols). The nblock/mblock sweep behind that choice is
+ * results/h200/ozaki2-tiles.csv. */
 int64_t mpb_oz2_block_cols(const double *params, int64_t n)
 {
     int64_t nb = (int64_t)params[MPB_OZ2_NBLOCK];
     if (nb == 0)
-        nb = n > 8192 ? 2048 : n;
+        nb = mpb_int8_block_cols(n);
     return nb < n ? nb : n;
 }
 
