@@ -141,8 +141,9 @@ static bool apply_arg(struct scheme_arg *a, const char *text)
         mpb_cli_error(CMD, "-a %s: %s", text, why);
         return false;
     }
-    double *vals = malloc(sizeof *vals * (size_t)(v.n ? v.n : 1));
-    bool ok = vals != NULL && v.n > 0;
+    int count = v.n;
+    double *vals = malloc(sizeof *vals * (size_t)(count ? count : 1));
+    bool ok = vals != NULL && count > 0;
     for (int i = 0; ok && i < v.n; i++)
         if (!mpb_param_parse(&s->params[p], v.items[i], &vals[i], why, sizeof why)) {
             mpb_cli_error(CMD, "-a %s: scheme %s parameter %s: %s", text, s->name, key, why);
@@ -155,7 +156,7 @@ static bool apply_arg(struct scheme_arg *a, const char *text)
     }
     free(a->values[p]);
     a->values[p] = vals;
-    a->n_values[p] = v.n;
+    a->n_values[p] = count;
     return true;
 }
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # mpbench grade end to end on the host backend: a quick battery exits 0,
 # writes the verdict CSV (dgemm graded A, conventional, float), the cases CSV,
-# and a .meta.json beside each naming the command and the cases run.
+# and a .meta.json beside each naming the command and the cases run; an -a
+# list grades each of its values.
 # Usage: test_grade_cli.sh path/to/mpbench
 set -u
 mpb=$1
@@ -28,5 +29,12 @@ for f in v.csv c.csv; do
     grep -q '"argv": \["grade", ' "$m" || fail "$f.meta.json lacks the command line"
     grep -q "\"run\": $rows," "$m" || fail "$f.meta.json does not count the $rows cases"
 done
+# An -a list grades each value: two configurations, two verdict rows.
+"$mpb" grade -s sgemm -s adp -a block=16,64 --backend host --quick --shapes none --sizes 16 \
+    --csv "$tmp/l.csv" >"$tmp/out" 2>"$tmp/err" || { fail "grade with an -a list: exit $?"; cat "$tmp/err"; }
+for want in '^sgemm,' '^adp,.*block=16 ' '^adp,.*block=64 '; do
+    grep -q "$want" "$tmp/l.csv" || fail "-a block=16,64: no verdict row matching $want"
+done
+[ "$(grep -c '^adp,' "$tmp/l.csv")" = 2 ] || fail "-a block=16,64 did not give two adp rows"
 [ "$fails" = 0 ] || exit 1
 echo "test_grade_cli: all checks passed"
