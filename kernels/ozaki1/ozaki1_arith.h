@@ -6,7 +6,8 @@
  * with max|x| < 2^e. Digit p (p = 1..s) is extracted from the remainder r
  * with the classic error-free step of Ozaki et al. (2012), as in Algorithm 1
  * of Mukunoki et al.: σ = 0.75·2^(ρ+τ), x^(p) = fl((r+σ)−σ), r ← r − x^(p),
- * on r·2^−e so that no σ overflows. Here τ is not recomputed from the
+ * on r·2^(E−e) (E = MPB_OZAKI1_DIGIT_EXP) so that no σ overflows and no
+ * bit of a subnormal x is lost. Here τ is not recomputed from the
  * remainder but steps down by β bits per digit: then digit p of every row
  * has the unit 2^(e−pβ), all slice pairs of equal weight w = p+q share one
  * scale 2^(eA+eB−wβ), and their exact products can be summed exactly before
@@ -98,26 +99,35 @@ MPB_HD int mpb_ozaki1_lsb_exp(double x)
     return e - 53 + tz;
 }
 
+/* Digits are taken off x·2^(E−e) with E = MPB_OZAKI1_DIGIT_EXP, |x| < 2^e.
+ * x·2^−e would be subnormal, and lose the bits of x more than 1074 below
+ * 2^e (a subnormal next to a normal row maximum, which cr must keep);
+ * x·2^(E−e) keeps those down to E + 1074 bits below it. Every σ =
+ * 0.75·2^(E+53−pβ) stays finite (E + 53 ≤ 1024) and normal, so that
+ * ulp(σ) = 2^(E−pβ), for pβ ≤ E + 1074, beyond the 160·11 bits of the
+ * most digits. Where x·2^−e is exact both give the same digits. */
+#define MPB_OZAKI1_DIGIT_EXP 960
+
 /* One digit: takes digit p (p ≥ 1) off the scaled remainder *r (|*r| <
- * 2^(−(p−1)β)) and returns it. ulp(σ) = 2^(−pβ): fl(r+σ) rounds r to a
+ * 2^(E−(p−1)β)) and returns it. ulp(σ) = 2^(E−pβ): fl(r+σ) rounds r to a
  * multiple of it and the subtraction is exact (Ozaki et al. 2012). */
 MPB_HD int32_t mpb_ozaki1_digit_step(double *r, int p, int beta)
 {
-    double sigma = 0.75 * ldexp(1.0, 53 - p * beta);
+    double sigma = 0.75 * ldexp(1.0, MPB_OZAKI1_DIGIT_EXP + 53 - p * beta);
     double hi = (*r + sigma) - sigma;
     *r = *r - hi;
-    return (int32_t)ldexp(hi, p * beta);
+    return (int32_t)ldexp(hi, p * beta - MPB_OZAKI1_DIGIT_EXP);
 }
 
-/* The scaled value digit 1 is taken from: x·2^−e, or 0 in a row holding
+/* The scaled value digit 1 is taken from: x·2^(E−e), or 0 in a row holding
  * NaN/±Inf (its digits are zeros). */
 MPB_HD double mpb_ozaki1_scaled(double x, int e)
 {
-    return e == MPB_OZAKI1_NONFINITE_EXP ? 0.0 : ldexp(x, -e);
+    return e == MPB_OZAKI1_NONFINITE_EXP ? 0.0 : ldexp(x, MPB_OZAKI1_DIGIT_EXP - e);
 }
 
 /* Digits d[0..s-1] of x for the scale exponent e: x = Σ d[p−1]·2^(e−pβ) + r,
- * |r| ≤ 2^(e−sβ−1). Returns the remainder scaled by 2^−e (0 when exact). */
+ * |r| ≤ 2^(e−sβ−1). Returns the remainder scaled by 2^(E−e) (0 when exact). */
 MPB_HD double mpb_ozaki1_digits(double x, int e, int beta, int s, int32_t *d)
 {
     double r = mpb_ozaki1_scaled(x, e);

@@ -6,7 +6,8 @@
  *  - dp mode: err_fro_rel within 4x of the dgemm host model on phi 0.1, 1, 2;
  *  - int8: fixed point by Test 2 (fails at wide b, passes at b = 0);
  *  - NaN/±Inf (README "Ozaki scheme I"): NaN where the row of A or column
- *    of B holds one, the other entries unaffected, every scheme and mode. */
+ *    of B holds one, the other entries unaffected, every scheme and mode;
+ *  - subnormal inputs: cr still correctly rounded where they decide C_ij. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,6 +235,20 @@ static void check_nonfinite(const char *scheme, const char *const *kv, bool fixe
     free(a), free(b), free(az), free(bz), free(c), free(c_clean), free(c_zero);
 }
 
+/* cr where subnormals decide C: rows (1, −1, 2^−1074) and (2^60, −2^60,
+ * 3·2^−1074) times (1, 1, 2^100) are 2^−974 and 3·2^−974 exactly. The
+ * subnormal lies 1075 and 1135 bits below its row's scale, within the
+ * 98 and 104 digits of 11 bits cr takes, so nothing may be lost. */
+static void check_cr_subnormal(void)
+{
+    static const char *const kv[] = {"mode", "cr", NULL};
+    const double a[6] = {1, 0x1p60, -1, -0x1p60, 0x1p-1074, 0x3p-1074}, b[3] = {1, 1, 0x1p100};
+    double *c = run_gemm("ozaki1_fp16", kv, 2, 1, 3, a, b);
+    CHECK(c[0] == 0x1p-974 && c[1] == 0x3p-974, "cr with subnormals: %a %a, exact 0x1p-974 0x3p-974",
+          c[0], c[1]);
+    free(c);
+}
+
 int main(void)
 {
     check_digits(MPB_OZAKI1_INT8, 100);
@@ -272,5 +287,6 @@ int main(void)
     };
     for (size_t i = 0; i < sizeof nf / sizeof nf[0]; i++)
         check_nonfinite(nf[i].scheme, nf[i].kv, nf[i].fixed_digits);
+    check_cr_subnormal();
     return check_report("test_ozaki1_host");
 }
