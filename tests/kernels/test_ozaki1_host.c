@@ -9,6 +9,7 @@
  *    of B holds one, the other entries unaffected, every scheme and mode;
  *  - subnormal inputs: cr still correctly rounded where they decide C_ij. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,9 @@ static void check_nonfinite(const char *scheme, const char *const *kv, bool fixe
     elem_set(a, t, row_inf + 2 * n, INFINITY);
     elem_set(b, t, 11 + col_inf * n, -INFINITY);
     void *c = run_gemm(scheme, kv, n, n, n, a, b);
+    char cfg[128] = "";
+    for (const char *const *p = kv; p[0]; p += 2)
+        snprintf(cfg + strlen(cfg), sizeof cfg - strlen(cfg), " %s=%s", p[0], p[1]);
     int bad = 0;
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < n; i++) {
@@ -229,8 +233,7 @@ static void check_nonfinite(const char *scheme, const char *const *kv, bool fixe
             else if (fixed_digits && memcmp((char *)c + p * es, (char *)c_clean + p * es, es))
                 why = "differs from the product without the specials";
             if (why && bad++ < 3)
-                CHECK(0, "%s %s=%s: C(%lld,%lld) = %a %s", scheme, kv[0], kv[1], (long long)i,
-                      (long long)j, x, why);
+                CHECK(0, "%s%s: C(%lld,%lld) = %a %s", scheme, cfg, (long long)i, (long long)j, x, why);
         }
     free(a), free(b), free(az), free(bz), free(c), free(c_clean), free(c_zero);
 }
