@@ -100,12 +100,12 @@ MPB_HD int mpb_ozaki1_lsb_exp(double x)
 }
 
 /* Digits are taken off x·2^(E−e) with E = MPB_OZAKI1_DIGIT_EXP, |x| < 2^e.
- * x·2^−e would be subnormal, and lose the bits of x more than 1074 below
- * 2^e (a subnormal next to a normal row maximum, which cr must keep);
- * x·2^(E−e) keeps those down to E + 1074 bits below it. Every σ =
- * 0.75·2^(E+53−pβ) stays finite (E + 53 ≤ 1024) and normal, so that
- * ulp(σ) = 2^(E−pβ), for pβ ≤ E + 1074, beyond the 160·11 bits of the
- * most digits. Where x·2^−e is exact both give the same digits. */
+ * x·2^−e drops the bits of x lying more than 1074 bits below 2^e (it is
+ * subnormal there): those of a subnormal next to a normal row maximum, which
+ * cr must keep. x·2^(E−e) keeps them down to E + 1074 bits below 2^e. Every
+ * σ = 0.75·2^(E+53−pβ) stays finite (E + 53 ≤ 1024) and normal, so that
+ * ulp(σ) = 2^(E−pβ), for pβ ≤ E + 1074, beyond the 160·11 bits of the most
+ * digits. Where x·2^−e is exact both give the same digits. */
 #define MPB_OZAKI1_DIGIT_EXP 960
 
 /* One digit: takes digit p (p ≥ 1) off the scaled remainder *r (|*r| <
