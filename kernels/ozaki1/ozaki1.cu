@@ -46,63 +46,7 @@ static unsigned grid_for(int64_t n)
     return (unsigned)(b < 65535 * 16 ? (b > 0 ? b : 1) : 65535 * 16);
 }
 
-/* ---- setup: statistics for the slice counts ---- */
-
-static __global__ void stats_kernel(const void *x, int64_t count, int64_t len, int64_t vstride,
-                                    int64_t lstride, int f32, const double *w, int format,
-                                    struct mpb_ozaki1_vec_stats *out)
-{
-    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < count;
-         v += (int64_t)gridDim.x * blockDim.x) {
-        const char *base = (const char *)x + (size_t)(v * vstride) * (f32 ? 4 : 8);
-        out[v] = mpb_ozaki1_stats(base, len, lstride, f32, w, format);
-    }
-}
-
-static __global__ void wsum_only(const struct mpb_ozaki1_vec_stats *st, int64_t n, double *out)
-{
-    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < n;
-         v += (int64_t)gridDim.x * blockDim.x)
-        out[v] = st[v].wsum;
-}
-
-/* Same four passes as host_stats in ozaki1_host.c. */
-static enum mpb_status device_stats(struct mpb_cuda_env *env, const struct mpb_gemm *g,
-                                    int format, struct mpb_ozaki1_vec_stats *sta,
-                                    struct mpb_ozaki1_vec_stats *stb)
-{
-    int64_t m = g->m, n = g->n, k = g->k;
-    int f32 = g->target == MPB_TARGET_FP32;
-    cudaStream_t s = mpb_stream(env);
-    struct mpb_ozaki1_vec_stats *tmp = NULL, *dsa = NULL, *dsb = NULL;
-    double *col_a = NULL, *row_b = NULL;
-    enum mpb_status st = mpb_cuda_alloc(env, (void **)&tmp, sizeof *tmp * (size_t)(2 * k));
-    if (!st) st = mpb_cuda_alloc(env, (void **)&col_a, sizeof *col_a * (size_t)k);
-    if (!st) st = mpb_cuda_alloc(env, (void **)&row_b, sizeof *row_b * (size_t)k);
-    if (!st) st = mpb_cuda_alloc(env, (void **)&dsa, sizeof *dsa * (size_t)m);
-    if (!st) st = mpb_cuda_alloc(env, (void **)&dsb, sizeof *dsb * (size_t)n);
-    if (!st) {
-        stats_kernel<<<grid_for(k), THREADS, 0, s>>>(g->a, k, m, m, 1, f32, NULL, format, tmp);
-        stats_kernel<<<grid_for(k), THREADS, 0, s>>>(g->b, k, n, 1, k, f32, NULL, format, tmp + k);
-        wsum_only<<<grid_for(k), THREADS, 0, s>>>(tmp, k, col_a);
-        wsum_only<<<grid_for(k), THREADS, 0, s>>>(tmp + k, k, row_b);
-        stats_kernel<<<grid_for(m), THREADS, 0, s>>>(g->a, m, k, 1, m, f32, row_b, format, dsa);
-        stats_kernel<<<grid_for(n), THREADS, 0, s>>>(g->b, n, k, k, 1, f32, col_a, format, dsb);
-        cudaError_t err = cudaGetLastError();
-        if (err != cudaSuccess)
-            st = mpb_cuda_fail_rt(env, err, "stats_kernel<<<>>>", __FILE__, __LINE__);
-    }
-    if (!st) st = mpb_cuda_download(env, sta, dsa, sizeof *sta * (size_t)m);
-    if (!st) st = mpb_cuda_download(env, stb, dsb, sizeof *stb * (size_t)n);
-    mpb_cuda_free(env, tmp);
-    mpb_cuda_free(env, col_a);
-    mpb_cuda_free(env, row_b);
-    mpb_cuda_free(env, dsa);
-    mpb_cuda_free(env, dsb);
-    return st;
-}
-
-/* ---- run: split ---- */
+/* ---- scale exponents (setup's statistics and run's split) ---- */
 
 static __global__ void fill_int(int *x, int64_t n, int v)
 {
@@ -152,6 +96,90 @@ static __global__ void exp_cols(const void *b, int64_t n, int64_t k, int f32, in
     }
 }
 
+/* ea[0..m) and eb[0..n), the scale exponents of A's rows and B's columns
+ * (MPB_OZAKI1_NONFINITE_EXP where one holds NaN/±Inf). */
+static enum mpb_status exponents(struct mpb_cuda_env *env, const struct mpb_gemm *g, int format,
+                                 int *ea, int *eb)
+{
+    cudaStream_t st = mpb_stream(env);
+    int64_t m = g->m, n = g->n, k = g->k;
+    int f32 = g->target == MPB_TARGET_FP32;
+    fill_int<<<grid_for(m), THREADS, 0, st>>>(ea, m, MPB_OZAKI1_ZERO_EXP);
+    MPB_LAUNCH_CHECK(env);
+    dim3 eg((unsigned)((m + THREADS - 1) / THREADS), (unsigned)((k + EXP_L_CHUNK - 1) / EXP_L_CHUNK));
+    exp_rows<<<eg, THREADS, 0, st>>>(g->a, m, k, f32, format, ea);
+    MPB_LAUNCH_CHECK(env);
+    exp_cols<<<(unsigned)(n < 65535 ? n : 65535), THREADS, 0, st>>>(g->b, n, k, f32, format, eb);
+    MPB_LAUNCH_CHECK(env);
+    return MPB_STATUS_OK;
+}
+
+/* ---- setup: statistics for the slice counts ---- */
+
+static __global__ void stats_kernel(const void *x, int64_t count, int64_t len, int64_t vstride,
+                                    int64_t lstride, int f32, const double *w, const int *skip,
+                                    int format, struct mpb_ozaki1_vec_stats *out)
+{
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < count;
+         v += (int64_t)gridDim.x * blockDim.x) {
+        const char *base = (const char *)x + (size_t)(v * vstride) * (f32 ? 4 : 8);
+        out[v] = mpb_ozaki1_stats(base, len, lstride, f32, w, skip, format);
+    }
+}
+
+static __global__ void wsum_only(const struct mpb_ozaki1_vec_stats *st, int64_t n, double *out)
+{
+    for (int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; v < n;
+         v += (int64_t)gridDim.x * blockDim.x)
+        out[v] = st[v].wsum;
+}
+
+/* The scale exponents, then the same four passes as host_stats in
+ * ozaki1_host.c. */
+static enum mpb_status device_stats(struct mpb_cuda_env *env, const struct mpb_gemm *g,
+                                    int format, struct mpb_ozaki1_vec_stats *sta,
+                                    struct mpb_ozaki1_vec_stats *stb)
+{
+    int64_t m = g->m, n = g->n, k = g->k;
+    int f32 = g->target == MPB_TARGET_FP32;
+    cudaStream_t s = mpb_stream(env);
+    struct mpb_ozaki1_vec_stats *tmp = NULL, *dsa = NULL, *dsb = NULL;
+    double *col_a = NULL, *row_b = NULL;
+    int *e = NULL;
+    enum mpb_status st = mpb_cuda_alloc(env, (void **)&tmp, sizeof *tmp * (size_t)(2 * k));
+    if (!st) st = mpb_cuda_alloc(env, (void **)&col_a, sizeof *col_a * (size_t)k);
+    if (!st) st = mpb_cuda_alloc(env, (void **)&row_b, sizeof *row_b * (size_t)k);
+    if (!st) st = mpb_cuda_alloc(env, (void **)&dsa, sizeof *dsa * (size_t)m);
+    if (!st) st = mpb_cuda_alloc(env, (void **)&dsb, sizeof *dsb * (size_t)n);
+    if (!st) st = mpb_cuda_alloc(env, (void **)&e, sizeof *e * (size_t)(m + n));
+    if (!st) st = exponents(env, g, format, e, e + m);
+    if (!st) {
+        stats_kernel<<<grid_for(k), THREADS, 0, s>>>(g->a, k, m, m, 1, f32, NULL, e, format, tmp);
+        stats_kernel<<<grid_for(k), THREADS, 0, s>>>(g->b, k, n, 1, k, f32, NULL, e + m, format,
+                                                    tmp + k);
+        wsum_only<<<grid_for(k), THREADS, 0, s>>>(tmp, k, col_a);
+        wsum_only<<<grid_for(k), THREADS, 0, s>>>(tmp + k, k, row_b);
+        stats_kernel<<<grid_for(m), THREADS, 0, s>>>(g->a, m, k, 1, m, f32, row_b, NULL, format,
+                                                    dsa);
+        stats_kernel<<<grid_for(n), THREADS, 0, s>>>(g->b, n, k, k, 1, f32, col_a, NULL, format,
+                                                    dsb);
+        cudaError_t err = cudaGetLastError();
+        if (err != cudaSuccess)
+            st = mpb_cuda_fail_rt(env, err, "stats_kernel<<<>>>", __FILE__, __LINE__);
+    }
+    if (!st) st = mpb_cuda_download(env, sta, dsa, sizeof *sta * (size_t)m);
+    if (!st) st = mpb_cuda_download(env, stb, dsb, sizeof *stb * (size_t)n);
+    mpb_cuda_free(env, tmp);
+    mpb_cuda_free(env, col_a);
+    mpb_cuda_free(env, row_b);
+    mpb_cuda_free(env, dsa);
+    mpb_cuda_free(env, dsb);
+    mpb_cuda_free(env, e);
+    return st;
+}
+
+/* ---- run: split ---- */
+
 template <typename D> __device__ void store_digit(D *p, int32_t d);
 template <> __device__ void store_digit<int8_t>(int8_t *p, int32_t d) { *p = (int8_t)d; }
 /* |d| ≤ 2^11: exact in FP16. */
@@ -165,7 +193,7 @@ template <> __device__ void store_digit<uint16_t>(uint16_t *p, int32_t d)
 template <typename D>
 __device__ void write_digits(double x, int e, int beta, int s, bool reverse, int64_t kpad, D *out)
 {
-    double r = ldexp(x, -e);
+    double r = mpb_ozaki1_scaled(x, e);
     for (int p = 1; p <= s; p++) {
         int32_t d = mpb_ozaki1_digit_step(&r, p, beta);
         store_digit(out + (int64_t)(reverse ? s - p : p - 1) * kpad, d);
@@ -221,7 +249,7 @@ static __global__ void accumulate(const V *bufs, const struct mpb_ozaki1_call *c
     int64_t mn = m * n;
     for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < mn;
          x += (int64_t)gridDim.x * blockDim.x) {
-        int escale = ea[x % m] + eb[x / m];
+        int escale = mpb_ozaki1_escale(ea[x % m], eb[x / m]);
         double out;
         if (acc_kind == MPB_OZAKI1_ACC_EXACT) {
             int64_t sw[2 * MPB_OZAKI1_MAX_DIGITS + 1];
@@ -380,13 +408,9 @@ static enum mpb_status split(struct mpb_cuda_env *env, struct ozaki1_state *s,
     cudaStream_t st = mpb_stream(env);
     int64_t m = g->m, n = g->n, k = g->k;
     int f32 = g->target == MPB_TARGET_FP32;
-    fill_int<<<grid_for(m), THREADS, 0, st>>>(s->ea, m, MPB_OZAKI1_ZERO_EXP);
-    MPB_LAUNCH_CHECK(env);
-    dim3 eg((unsigned)((m + THREADS - 1) / THREADS), (unsigned)((k + EXP_L_CHUNK - 1) / EXP_L_CHUNK));
-    exp_rows<<<eg, THREADS, 0, st>>>(g->a, m, k, f32, s->format, s->ea);
-    MPB_LAUNCH_CHECK(env);
-    exp_cols<<<(unsigned)(n < 65535 ? n : 65535), THREADS, 0, st>>>(g->b, n, k, f32, s->format, s->eb);
-    MPB_LAUNCH_CHECK(env);
+    enum mpb_status status = exponents(env, g, s->format, s->ea, s->eb);
+    if (status != MPB_STATUS_OK)
+        return status;
     dim3 tg((unsigned)((m + TILE - 1) / TILE), (unsigned)((k + TILE - 1) / TILE)), tb(TILE, 8);
     split_a<D><<<tg, tb, 0, st>>>(g->a, m, k, f32, s->ea, p->beta, p->sa, p->kpad, (D *)s->da);
     MPB_LAUNCH_CHECK(env);

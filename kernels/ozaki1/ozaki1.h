@@ -66,8 +66,9 @@ struct mpb_ozaki1_plan {
 
 /* Per-vector stats → slice counts (fp16 dp/cr; the others take `slices`),
  * then the list of GEMM calls. `sta`: m rows of A with wsum = (|A|(|B|e))_i;
- * `stb`: n columns of B with wsum = ((eᵀ|A|)|B|)_j; NULL when the mode
- * needs none (mpb_ozaki1_needs_stats). false with a reason in plan->note. */
+ * `stb`: n columns of B with wsum = ((eᵀ|A|)|B|)_j, rows/columns holding
+ * NaN/±Inf taken as zero (mpb_ozaki1_stats); NULL when the mode needs none
+ * (mpb_ozaki1_needs_stats). false with a reason in plan->note. */
 bool mpb_ozaki1_needs_stats(int format, const double *params);
 bool mpb_ozaki1_plan_make(struct mpb_ozaki1_plan *plan, int format, enum mpb_target target,
                           const double *params, int64_t m, int64_t n, int64_t k,

@@ -4,8 +4,12 @@
  *  - cr mode: every entry equal to MPFR's correctly rounded value, fp64 and
  *    fp32, on phi 0.5..4 and Test 2;
  *  - dp mode: err_fro_rel within 4x of the dgemm host model on phi 0.1, 1, 2;
- *  - int8: fixed point by Test 2 (fails at wide b, passes at b = 0). */
+ *  - int8: fixed point by Test 2 (fails at wide b, passes at b = 0);
+ *  - NaN/±Inf (README "Ozaki scheme I"): NaN where the row of A or column
+ *    of B holds one, the other entries unaffected, every scheme and mode;
+ *  - subnormal inputs: cr still correctly rounded where they decide C_ij. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,38 +55,55 @@ static void check_digits(int format, int64_t k)
               "FP16 slice products of k=%lld could round in FP32", (long long)k);
 }
 
-/* Run one scheme's host model on a generated case; returns C (malloc'd). */
-static void *run_case(const char *scheme, const char *const *kv, const char *gen, double gp,
-                      int64_t n, void **a, void **b)
+/* One scheme's host model with parameters `kv` (key, value, …, NULL) on
+ * m×k A and k×n B of its target; returns C (malloc'd). */
+static void *run_gemm(const char *scheme, const char *const *kv, int64_t m, int64_t n, int64_t k,
+                      const void *a, const void *b)
 {
     const struct mpb_scheme *s = mpb_scheme_find(scheme);
-    double params[MPB_MAX_PARAMS], gpar[MPB_MAX_PARAMS];
+    double params[MPB_MAX_PARAMS];
     mpb_param_defaults(s->params, s->n_params, params);
     for (; kv && kv[0]; kv += 2) {
         char why[128];
         int i = mpb_param_find(s->params, s->n_params, kv[0]);
         CHECK(i >= 0 && mpb_param_parse(&s->params[i], kv[1], &params[i], why, sizeof why), "%s", kv[0]);
     }
+    void *c = malloc(mpb_target_size(s->target) * (size_t)(m * n));
+    struct mpb_gemm gm = {.m = m, .n = n, .k = k, .target = s->target, .a = a, .b = b, .c = c};
+    struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
+    CHECK(s->run_host(&gm, params, &info) == MPB_STATUS_OK, "%s: %s", scheme, info.note);
+    CHECK(info.note[0] == 0, "%s: %s", scheme, info.note);
+    return c;
+}
+
+/* n×n A and B of `gen` (first parameter `gp` unless NaN) for the scheme's
+ * target, seed 3 (malloc'd). */
+static void gen_case(const char *scheme, const char *gen, double gp, int64_t n, void **a, void **b)
+{
+    enum mpb_target t = mpb_scheme_find(scheme)->target;
     const struct mpb_generator *g = mpb_generator_find(gen);
+    double gpar[MPB_MAX_PARAMS];
     mpb_param_defaults(g->params, g->n_params, gpar);
     if (g->n_params && !isnan(gp))
         gpar[0] = gp;
     char why[256];
     if (g->resolve)
-        g->resolve(gpar, s->target, n, n, n, why, sizeof why);
+        g->resolve(gpar, t, n, n, n, why, sizeof why);
     struct mpb_gen_config cfg;
-    mpb_gen_config_init(&cfg, g, gpar, s->target, n, n, n, 3);
-    size_t es = mpb_target_size(s->target);
+    mpb_gen_config_init(&cfg, g, gpar, t, n, n, n, 3);
+    size_t es = mpb_target_size(t);
     *a = malloc(es * (size_t)(n * n));
     *b = malloc(es * (size_t)(n * n));
-    void *c = malloc(es * (size_t)(n * n));
     mpb_gen_fill_host(&cfg, MPB_OPERAND_A, *a);
     mpb_gen_fill_host(&cfg, MPB_OPERAND_B, *b);
-    struct mpb_gemm gm = {.m = n, .n = n, .k = n, .target = s->target, .a = *a, .b = *b, .c = c};
-    struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
-    CHECK(s->run_host(&gm, params, &info) == MPB_STATUS_OK, "%s: %s", scheme, info.note);
-    CHECK(info.note[0] == 0, "%s %s: %s", scheme, gen, info.note);
-    return c;
+}
+
+/* Run one scheme's host model on a generated case; returns C (malloc'd). */
+static void *run_case(const char *scheme, const char *const *kv, const char *gen, double gp,
+                      int64_t n, void **a, void **b)
+{
+    gen_case(scheme, gen, gp, n, a, b);
+    return run_gemm(scheme, kv, n, n, n, *a, *b);
 }
 
 static struct mpb_ref_value *reference(enum mpb_target t, int64_t n, const void *a, const void *b)
@@ -154,6 +175,83 @@ static double int8_test2_err(double bexp, int64_t n)
     return worst;
 }
 
+static double elem(const void *x, enum mpb_target t, int64_t p)
+{
+    return t == MPB_TARGET_FP64 ? ((const double *)x)[p] : ((const float *)x)[p];
+}
+
+static void elem_set(void *x, enum mpb_target t, int64_t p, double v)
+{
+    if (t == MPB_TARGET_FP64)
+        ((double *)x)[p] = v;
+    else
+        ((float *)x)[p] = (float)v;
+}
+
+/* NaN in row 3 of A, +Inf in row 10, −Inf in column 5 of B (one entry
+ * each). C(3,:), C(10,:) and C(:,5) must be NaN, every other entry bitwise
+ * what the same product gives with those rows and that column zeroed. Zeroed,
+ * not any finite values: fp16 dp and cr decide one digit count from the
+ * statistics of all rows and columns, where a non-finite row counts as a zero
+ * row. Where the digit count does not depend on the data (`fixed_digits`:
+ * int8, fp16 fixed) an entry depends only on its own row and column, so the
+ * others are also bitwise those of the product without the specials. */
+static void check_nonfinite(const char *scheme, const char *const *kv, bool fixed_digits)
+{
+    const int64_t n = 24, row_nan = 3, row_inf = 10, col_inf = 5;
+    enum mpb_target t = mpb_scheme_find(scheme)->target;
+    size_t es = mpb_target_size(t), bytes = es * (size_t)(n * n);
+    void *a, *b;
+    gen_case(scheme, "randn", NAN, n, &a, &b);
+    void *c_clean = run_gemm(scheme, kv, n, n, n, a, b);
+    void *az = malloc(bytes), *bz = malloc(bytes);
+    memcpy(az, a, bytes);
+    memcpy(bz, b, bytes);
+    for (int64_t l = 0; l < n; l++) {
+        elem_set(az, t, row_nan + l * n, 0.0);
+        elem_set(az, t, row_inf + l * n, 0.0);
+        elem_set(bz, t, l + col_inf * n, 0.0);
+    }
+    void *c_zero = run_gemm(scheme, kv, n, n, n, az, bz);
+    elem_set(a, t, row_nan + 7 * n, NAN);
+    elem_set(a, t, row_inf + 2 * n, INFINITY);
+    elem_set(b, t, 11 + col_inf * n, -INFINITY);
+    void *c = run_gemm(scheme, kv, n, n, n, a, b);
+    char cfg[128] = "";
+    for (const char *const *p = kv; p[0]; p += 2)
+        snprintf(cfg + strlen(cfg), sizeof cfg - strlen(cfg), " %s=%s", p[0], p[1]);
+    int bad = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++) {
+            int64_t p = i + j * n;
+            double x = elem(c, t, p);
+            const char *why = NULL;
+            if (i == row_nan || i == row_inf || j == col_inf)
+                why = isnan(x) ? NULL : "not NaN";
+            else if (memcmp((char *)c + p * es, (char *)c_zero + p * es, es))
+                why = "differs from the product with the specials' rows/column zeroed";
+            else if (fixed_digits && memcmp((char *)c + p * es, (char *)c_clean + p * es, es))
+                why = "differs from the product without the specials";
+            if (why && bad++ < 3)
+                CHECK(0, "%s%s: C(%lld,%lld) = %a %s", scheme, cfg, (long long)i, (long long)j, x, why);
+        }
+    free(a), free(b), free(az), free(bz), free(c), free(c_clean), free(c_zero);
+}
+
+/* cr where subnormals decide C: rows (1, −1, 2^−1074) and (2^60, −2^60,
+ * 3·2^−1074) times (1, 1, 2^100) are 2^−974 and 3·2^−974 exactly. The
+ * subnormal lies 1075 and 1135 bits below its row's scale, within the
+ * 98 and 104 digits of 11 bits cr takes, so nothing may be lost. */
+static void check_cr_subnormal(void)
+{
+    static const char *const kv[] = {"mode", "cr", NULL};
+    const double a[6] = {1, 0x1p60, -1, -0x1p60, 0x1p-1074, 0x3p-1074}, b[3] = {1, 1, 0x1p100};
+    double *c = run_gemm("ozaki1_fp16", kv, 2, 1, 3, a, b);
+    CHECK(c[0] == 0x1p-974 && c[1] == 0x3p-974, "cr with subnormals: %a %a, exact 0x1p-974 0x3p-974",
+          c[0], c[1]);
+    free(c);
+}
+
 int main(void)
 {
     check_digits(MPB_OZAKI1_INT8, 100);
@@ -174,5 +272,24 @@ int main(void)
     double e0 = int8_test2_err(0, 32), e20 = int8_test2_err(20, 32);
     CHECK(e0 <= tol, "int8 test2 b=0: %g > 10nu", e0);
     CHECK(e20 > tol, "int8 test2 b=20 passes (%g): not fixed point?", e20);
+    static const struct {
+        const char *scheme, *kv[7];
+        bool fixed_digits;
+    } nf[] = {
+        {"ozaki1_fp16", {"mode", "dp", NULL}, false},
+        {"ozaki1_fp16", {"mode", "dp", "fast", "0", NULL}, false},
+        {"ozaki1_fp16", {"mode", "cr", NULL}, false},
+        {"ozaki1_fp16", {"mode", "fixed", "slices", "4", NULL}, true},
+        {"ozaki1_fp16", {"mode", "fixed", "slices", "4", "fast", "0", NULL}, true},
+        {"ozaki1_fp16_sp", {"mode", "dp", NULL}, false},
+        {"ozaki1_fp16_sp", {"mode", "cr", NULL}, false},
+        {"ozaki1_fp16_sp", {"mode", "fixed", "slices", "3", NULL}, true},
+        {"ozaki1_int8", {"accum", "fp64", NULL}, true},
+        {"ozaki1_int8", {"accum", "exact", NULL}, true},
+        {"ozaki1_int8", {"accum", "exact", "fast", "0", "slices", "3", NULL}, true},
+    };
+    for (size_t i = 0; i < sizeof nf / sizeof nf[0]; i++)
+        check_nonfinite(nf[i].scheme, nf[i].kv, nf[i].fixed_digits);
+    check_cr_subnormal();
     return check_report("test_ozaki1_host");
 }
