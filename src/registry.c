@@ -57,9 +57,10 @@ static const struct mpb_scheme cublas_bf16x9 = {
 };
 
 static const struct mpb_scheme ozaki1_fp16 = {
-    .name = "ozaki1_fp16", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 1,
+    .name = "ozaki1_fp16", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 2,
     .help = "Ozaki scheme I on FP16 tensor cores (DGEMM-TC, Mukunoki et al. 2020): error-free "
-            "FP16 digits, exact FP32 slice products, FP64 (dp) or correctly rounded (cr) sum",
+            "FP16 digits, exact FP32 slice products, FP64 (dp) or correctly rounded (cr) sum; "
+            "NaN/Inf in a row of A or column of B gives NaN there",
     .params = mpb_ozaki1_fp16_params, .n_params = MPB_OZ16_N_PARAMS,
     .check = mpb_ozaki1_fp16_check, .cuda = &mpb_ozaki1_fp16_cuda,
     .run_host = mpb_ozaki1_fp16_host, .bound = mpb_ozaki1_fp16_bound,
@@ -67,7 +68,7 @@ static const struct mpb_scheme ozaki1_fp16 = {
 };
 
 static const struct mpb_scheme ozaki1_fp16_sp = {
-    .name = "ozaki1_fp16_sp", .family = "ozaki1", .target = MPB_TARGET_FP32, .version = 1,
+    .name = "ozaki1_fp16_sp", .family = "ozaki1", .target = MPB_TARGET_FP32, .version = 2,
     .help = "ozaki1_fp16 in SP-mode (SGEMM-TC): FP32 data, same digits and sums",
     .params = mpb_ozaki1_fp16_params, .n_params = MPB_OZ16_N_PARAMS,
     .check = mpb_ozaki1_fp16_check, .cuda = &mpb_ozaki1_fp16_cuda,
@@ -76,9 +77,10 @@ static const struct mpb_scheme ozaki1_fp16_sp = {
 };
 
 static const struct mpb_scheme ozaki1_int8 = {
-    .name = "ozaki1_int8", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 1,
+    .name = "ozaki1_int8", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 2,
     .help = "Ozaki scheme I on INT8 tensor cores (ozIMMU, Ootomo, Ozaki, Yokota 2024): 7-bit "
-            "digits per row/column scale, exact INT8->INT32 GEMMs, FP64 or exact grouped sum",
+            "digits per row/column scale, exact INT8->INT32 GEMMs, FP64 or exact grouped sum; "
+            "NaN/Inf in a row of A or column of B gives NaN there",
     .params = mpb_ozaki1_int8_params, .n_params = MPB_OZ8_N_PARAMS,
     .check = mpb_ozaki1_int8_check, .cuda = &mpb_ozaki1_int8_cuda,
     .run_host = mpb_ozaki1_int8_host, .bound = mpb_ozaki1_int8_bound,
