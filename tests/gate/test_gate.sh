@@ -158,10 +158,11 @@ expect 3 "$TMP/cut.csv:26:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cu
 sed '2s/^1,/3,/' "$TMP/c.csv" >"$TMP/schema3.csv"
 expect 3 "schema_version '3'; this mpbench reads 1 to 2" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema3.csv"
 
-# Schema 1 (the committed H200 baseline, written before ref_check was appended)
-# against schema 2 (the same rows rewritten with the new column, ref_check
-# filled), both ways: the gate joins by case_id and reads columns by name.
-v1="$DIR/../../results/h200/baseline.csv"
+# Schema 1 (schema1.csv: the first H200 gating baseline, written before
+# ref_check was appended) against schema 2 (the same rows rewritten with the
+# new column, ref_check filled), both ways: the gate joins by case_id and
+# reads columns by name.
+v1="$DIR/schema1.csv"
 head -n 1 "$v1" | grep -q ',tags$' || fail "$v1 is no longer a schema-1 file"
 sed -e '1s/$/,ref_check/' -e '2,$s/^1,//' -e '2,$s/^/2,/' -e '2,$s/$/,1.5e-12/' "$v1" >"$TMP/v2.csv"
 head -n 2 "$TMP/v2.csv" | tail -n 1 | grep -q '^2,.*,1.5e-12$' || fail "schema-2 rewrite of $v1"

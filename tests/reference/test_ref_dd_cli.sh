@@ -94,10 +94,10 @@ done
 expect 0 "1 cases already in $TMP/dd.csv were skipped" -- \
     run -s dgemm -g phi --size 33 --backend host --ref dd --csv "$TMP/dd.csv" --resume
 [ "$(wc -l <"$TMP/dd.csv")" = 2 ] || fail "--resume added rows"
-cp "$ROOT/results/h200/baseline.csv" "$TMP/v1.csv"
+cp "$ROOT/tests/gate/schema1.csv" "$TMP/v1.csv"
 expect 2 "$TMP/v1.csv has CSV schema_version 1, this mpbench writes schema_version 2" -- \
     run -s dgemm -g phi --size 33 --backend host --ref dd --csv "$TMP/v1.csv" --resume
-cmp -s "$ROOT/results/h200/baseline.csv" "$TMP/v1.csv" || fail "the refused schema-1 file was changed"
+cmp -s "$ROOT/tests/gate/schema1.csv" "$TMP/v1.csv" || fail "the refused schema-1 file was changed"
 
 expect 2 "--ref 'exact': expected mpfr|none|dd" -- run -s dgemm -g phi --size 8 --ref exact
 
