@@ -354,7 +354,7 @@ static enum mpb_status enqueue_accum(struct mpb_cuda_env *env, struct adp_state 
  * digits p and B's digits d − p lie next to each other along k (B's stored in
  * reverse), so one GEMM with k' = pairs·kp sums them (op(A) = T: the layout
  * cuBLAS's INT8 kernels run fastest, specs/h200.md; in column blocks above
- * n = 8192, mpb_int8_block_cols). */
+ * n = 4096, mpb_int8_block_cols). */
 static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *s, int d, int p0)
 {
     const struct mpb_gemm *g = s->g;

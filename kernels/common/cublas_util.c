@@ -63,7 +63,7 @@ const char *mpb_cublas_math_mode_name(cublasMath_t mode)
 
 int64_t mpb_int8_block_cols(int64_t n)
 {
-    return n > 8192 ? 2048 : n;
+    return n > 4096 ? 4096 : n;
 }
 
 cublasStatus_t mpb_gemm_int8_tn(cublasHandle_t handle, int m, int n, int k, const int8_t *a,

@@ -28,10 +28,12 @@ void mpb_cublas_env_note(char *note, size_t len);
 const char *mpb_cublas_math_mode_name(cublasMath_t mode);
 
 /* Columns of B per INT8→INT32 GEMM call for an n-column product: all of
- * them up to 8192, blocks of 2048 above. On the H200 one "TN" call runs at
- * 1488 TOP/s at n = 8192 but 1185 at 16384, where 2 or 4 column blocks run
- * at 1341–1365 (results/h200/lowp-gemm.csv; specs/h200.md names the remedy),
- * and Ozaki-II's whole call at 16384 was fastest with blocks of 2048. */
+ * them up to 4096, blocks of 4096 above. On the H200 one "TN" call runs at
+ * 1185 TOP/s at n = 16384, 4 blocks at 1365, and 2 blocks edge out one call
+ * at 8192 (results/h200/lowp-gemm.csv; specs/h200.md names the remedy). The
+ * whole Ozaki-II call (15 moduli, results/h200/ozaki2-tiles.csv) takes, in
+ * blocks of 2048 / 4096 / 8192 / n columns: 14.4 / 13.6–14.2 / 15.2 / 14.9 ms
+ * at n = 8192 and 102.1 / 102.1 / 103.5 / 115.5 ms at 16384. */
 int64_t mpb_int8_block_cols(int64_t n);
 
 /* C = op(A)·B with op(A) = Aᵀ ("TN", the layout cuBLAS's INT8 kernels run

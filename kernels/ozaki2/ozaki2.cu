@@ -8,8 +8,8 @@
  *          and one over B;
  *   gemm   N INT8→INT32 GEMMs, one cuBLAS call per modulus and output tile
  *          (gemm=calls) or one strided-batched call per tile (gemm=batched;
- *          on the H200 at 16384, 15 moduli: 114.5 ms against 85–92 ms for
- *          separate calls, tiles in ozaki2_params.c);
+ *          on the H200 at 16384, 15 moduli, the whole call: 124–132 ms
+ *          against 102 ms for separate calls, results/h200/ozaki2-tiles.csv);
  *   accum  one kernel: mod reduction, CRT and unscaling, reading the N INT32
  *          outputs once and writing C once.
  * Layout: cuBLAS's INT8 tensor-core GEMMs are fastest "TN": A's residues are

@@ -45,7 +45,7 @@ extern const struct mpb_param_spec mpb_ozaki2_int8_params[], mpb_ozaki2_int8_sp_
 bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab);
 
 /* INT8 GEMM output tiles: nblock columns and mblock rows each (0 = auto:
- * all rows, columns in blocks of 2048 above 8192; measured, ozaki2_params.c). */
+ * all rows, columns in blocks of 4096 above 4096: mpb_int8_block_cols). */
 int64_t mpb_oz2_block_cols(const double *params, int64_t n);
 int64_t mpb_oz2_block_rows(const double *params, int64_t m);
 

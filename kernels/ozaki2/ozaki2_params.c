@@ -22,8 +22,8 @@ static const char *const gemm_choices[] = {"calls", "batched", NULL};
                                   "INT8 GEMM of the leading bits"},                              \
         [MPB_OZ2_NBLOCK] = {.name = "nblock", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,        \
                             .hi = 1 << 30,                                                       \
-                            .help = "columns of B per INT8 GEMM call; 0 = auto (2048 when "      \
-                                    "n > 8192)"},                                                \
+                            .help = "columns of B per INT8 GEMM call; 0 = auto (4096 when "      \
+                                    "n > 4096)"},                                                \
         [MPB_OZ2_MBLOCK] = {.name = "mblock", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,        \
                             .hi = 1 << 30,                                                       \
                             .help = "rows of A per INT8 GEMM call; 0 = auto (all m)"},                                                \
