@@ -3,6 +3,7 @@
 
 Usage: /usr/bin/python3 scripts/plot.py CSV [CSV...] --out DIR
            [--error err_max_rel|err_fro_rel|rho_a_max_over_k] [--formats png,pdf]
+           [--figures tflops,speedup,error,test2,rho,phases]
 
 Only rows with status ok are drawn; an empty cell is a missing value. Each scheme
 configuration (scheme, params) keeps one colour, marker and line style in every
@@ -401,13 +402,14 @@ def stack_bar(ax, x, rows, colour):
 
 
 FIGURES = (
-    (1, 'TFLOP/s vs size', fig_tflops),
-    (2, 'speedup over native', fig_speedup),
-    (3, 'error vs phi', fig_error_phi),
-    (4, 'test2 error vs b', fig_test2),
-    (5, 'componentwise error vs k', fig_rho_k),
-    (6, 'phase breakdown', fig_phases),
+    (1, 'tflops', 'TFLOP/s vs size', fig_tflops),
+    (2, 'speedup', 'speedup over native', fig_speedup),
+    (3, 'error', 'error vs phi', fig_error_phi),
+    (4, 'test2', 'test2 error vs b', fig_test2),
+    (5, 'rho', 'componentwise error vs k', fig_rho_k),
+    (6, 'phases', 'phase breakdown', fig_phases),
 )
+FIGURE_NAMES = [name for _, name, _, _ in FIGURES]
 
 REQUIRED = {
     1: ('impl', 'm', 'n', 'k', 'target', 'gen', 'gen_params', 'tflops'),
@@ -447,10 +449,16 @@ def parse_args(argv):
     p.add_argument('--error', choices=ERROR_CHOICES, default='err_max_rel',
                    help='y of the error-vs-phi figure (default err_max_rel)')
     p.add_argument('--formats', default='png,pdf', help='comma-separated: png, pdf')
+    p.add_argument('--figures', default=','.join(FIGURE_NAMES),
+                   help='comma-separated figures to draw (default all): ' + ', '.join(FIGURE_NAMES))
     args = p.parse_args(argv)
     args.formats = [f for f in args.formats.split(',') if f]
     if not args.formats or any(f not in ('png', 'pdf') for f in args.formats):
         p.error('--formats takes a comma-separated list of png and pdf')
+    args.figures = [f for f in args.figures.split(',') if f]
+    unknown = [f for f in args.figures if f not in FIGURE_NAMES]
+    if not args.figures or unknown:
+        p.error(f"--figures: {', '.join(unknown) or 'empty'}: choose from {', '.join(FIGURE_NAMES)}")
     return args
 
 
@@ -460,7 +468,9 @@ def main(argv):
     os.makedirs(args.out, exist_ok=True)
     ctx = Output(args.out, args.formats, args.error, columns)
     styles = make_styles(rows)
-    for number, title, draw in FIGURES:
+    for number, name, title, draw in FIGURES:
+        if name not in args.figures:
+            continue
         missing = [c for c in REQUIRED[number] + ('scheme', 'params') if c not in columns]
         try:
             if missing:

@@ -82,6 +82,18 @@ st=$?
 st=$?
 [ $st -eq 2 ] || fail "--formats svg exit status $st, want 2"
 
+"$py" "$plot" "$fixture" --out "$tmp/x" --figures tflops,bogus >/dev/null 2>&1
+st=$?
+[ $st -eq 2 ] || fail "--figures bogus exit status $st, want 2"
+
+# --figures draws those figures and no others.
+"$py" "$plot" "$fixture" --out "$tmp/sel" --figures test2,phases --formats png >/dev/null 2>&1 ||
+    fail "--figures test2,phases exit status $?"
+ls "$tmp/sel" | grep -q '^test2_error_vs_b_' || fail "--figures test2 drew no Test 2 figure"
+ls "$tmp/sel" | grep -q '^phases_' || fail "--figures phases drew no phase figure"
+ls "$tmp/sel" | grep -v -e '^test2_error_vs_b_' -e '^phases_' | grep -q . &&
+    fail "--figures test2,phases drew other figures: $(ls "$tmp/sel" | tr '\n' ' ')"
+
 # A configuration's style does not depend on what else the input holds.
 "$py" - "$plot" <<'PY' || fail "styles differ between calls with different inputs"
 import importlib.util, sys
