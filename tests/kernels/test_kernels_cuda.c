@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../elem.h"
 #include "cublas_emu/cublas_emu.h"
 #include "cuda_env.h"
 #include "native/native.h"
@@ -26,11 +27,6 @@ static double rng_uniform(void)
     rng_state ^= rng_state << 25;
     rng_state ^= rng_state >> 27;
     return (double)((rng_state * 0x2545F4914F6CDD1Du) >> 11) * 0x1p-52 - 1.0;
-}
-
-static double elem(const void *p, enum mpb_target t, int64_t i)
-{
-    return t == MPB_TARGET_FP64 ? ((const double *)p)[i] : ((const float *)p)[i];
 }
 
 static void *random_matrix(enum mpb_target t, int64_t count)
@@ -55,8 +51,8 @@ static double worst_ratio(enum mpb_target t, int64_t m, int64_t n, int64_t k, co
         for (int64_t i = 0; i < m; i++) {
             double absab = 0;
             for (int64_t l = 0; l < k; l++)
-                absab += fabs(elem(a, t, i + l * m) * elem(b, t, l + j * k));
-            double d = fabs(elem(x, t, i + j * m) - elem(y, t, i + j * m));
+                absab += fabs(elem_get(a, t, i + l * m) * elem_get(b, t, l + j * k));
+            double d = fabs(elem_get(x, t, i + j * m) - elem_get(y, t, i + j * m));
             double r = isnan(d) ? INFINITY : d / absab;
             if (r > worst)
                 worst = r;

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../elem.h"
 #include "native/native.h"
 
 typedef enum mpb_status (*host_fn)(const struct mpb_gemm *, const double *,
@@ -53,19 +54,6 @@ static int64_t rng_int(int64_t lim) /* [-lim, lim] */
     return (int64_t)(rng_next() % (uint64_t)(2 * lim + 1)) - lim;
 }
 
-static double get(const void *p, enum mpb_target t, int64_t i)
-{
-    return t == MPB_TARGET_FP64 ? ((const double *)p)[i] : ((const float *)p)[i];
-}
-
-static void put(void *p, enum mpb_target t, int64_t i, double v)
-{
-    if (t == MPB_TARGET_FP64)
-        ((double *)p)[i] = v;
-    else
-        ((float *)p)[i] = (float)v;
-}
-
 static enum mpb_status run_model(const struct model *md, int64_t m, int64_t n, int64_t k,
                                  const void *a, const void *b, void *c)
 {
@@ -87,9 +75,9 @@ static void check_exact(const struct model *md, int64_t m, int64_t n, int64_t k,
     void *c = malloc((size_t)(m * n) * es);
     int64_t *ia = malloc(sizeof *ia * (size_t)(m * k)), *ib = malloc(sizeof *ib * (size_t)(k * n));
     for (int64_t i = 0; i < m * k; i++)
-        put(a, md->target, i, (double)(ia[i] = rng_int(lim)));
+        elem_set(a, md->target, i, (double)(ia[i] = rng_int(lim)));
     for (int64_t i = 0; i < k * n; i++)
-        put(b, md->target, i, (double)(ib[i] = rng_int(lim)));
+        elem_set(b, md->target, i, (double)(ib[i] = rng_int(lim)));
     if (run_model(md, m, n, k, a, b, c) == MPB_STATUS_OK) {
         int bad = 0;
         for (int64_t j = 0; j < n; j++)
@@ -97,7 +85,7 @@ static void check_exact(const struct model *md, int64_t m, int64_t n, int64_t k,
                 int64_t want = 0;
                 for (int64_t l = 0; l < k; l++)
                     want += ia[i + l * m] * ib[l + j * k];
-                double got = get(c, md->target, i + j * m);
+                double got = elem_get(c, md->target, i + j * m);
                 if (got != (double)want && bad++ < 5)
                     CHECK(0, "%s %lldx%lldx%lld: C(%lld,%lld) = %.17g, exact %lld", md->name,
                           (long long)m, (long long)n, (long long)k, (long long)i, (long long)j, got,
@@ -153,12 +141,12 @@ static double check_within_bound(const struct model *md, int64_t m, int64_t n, i
         for (int64_t i = 0; i < m; i++) {
             long double s = 0.0L, abs_s = 0.0L;
             for (int64_t l = 0; l < k; l++) {
-                long double p = (long double)get(a, md->target, i + l * m) *
-                                (long double)get(b, md->target, l + j * k);
+                long double p = (long double)elem_get(a, md->target, i + l * m) *
+                                (long double)elem_get(b, md->target, l + j * k);
                 s += p;
                 abs_s += fabsl(p);
             }
-            long double err = fabsl((long double)get(c, md->target, i + j * m) - s);
+            long double err = fabsl((long double)elem_get(c, md->target, i + j * m) - s);
             if (abs_s > 0 && (double)(err / abs_s) > worst)
                 worst = (double)(err / abs_s);
             if (err > ((long double)f + ref_slack) * abs_s && bad++ < 5)

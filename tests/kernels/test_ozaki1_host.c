@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../elem.h"
 #include "generators.h"
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
@@ -175,19 +176,6 @@ static double int8_test2_err(double bexp, int64_t n)
     return worst;
 }
 
-static double elem(const void *x, enum mpb_target t, int64_t p)
-{
-    return t == MPB_TARGET_FP64 ? ((const double *)x)[p] : ((const float *)x)[p];
-}
-
-static void elem_set(void *x, enum mpb_target t, int64_t p, double v)
-{
-    if (t == MPB_TARGET_FP64)
-        ((double *)x)[p] = v;
-    else
-        ((float *)x)[p] = (float)v;
-}
-
 /* NaN in row 3 of A, +Inf in row 10, −Inf in column 5 of B (one entry
  * each). C(3,:), C(10,:) and C(:,5) must be NaN, every other entry bitwise
  * what the same product gives with those rows and that column zeroed. Zeroed,
@@ -224,7 +212,7 @@ static void check_nonfinite(const char *scheme, const char *const *kv, bool fixe
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < n; i++) {
             int64_t p = i + j * n;
-            double x = elem(c, t, p);
+            double x = elem_get(c, t, p);
             const char *why = NULL;
             if (i == row_nan || i == row_inf || j == col_inf)
                 why = isnan(x) ? NULL : "not NaN";

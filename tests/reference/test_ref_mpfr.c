@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../check.h"
+#include "../elem.h"
 #include "pcg32.h"
 #include "reference.h"
 
@@ -212,11 +213,6 @@ static void make(enum family f, enum mpb_target t, int64_t m, int64_t n, int64_t
         }
 }
 
-static double get(const void *p, int64_t idx, enum mpb_target t)
-{
-    return t == MPB_TARGET_FP64 ? ((const double *)p)[idx] : (double)((const float *)p)[idx];
-}
-
 /* Entry (i, j) the plain way: mpfr_mul at 106 bits (exact), mpfr_add at
  * NAIVE_PREC (exact), one rounding at the end; and in binary128. */
 static void naive(const struct mpb_gemm *g, int64_t i, int64_t j, struct mpb_ref_value *v,
@@ -230,7 +226,7 @@ static void naive(const struct mpb_gemm *g, int64_t i, int64_t j, struct mpb_ref
     mpfr_set_zero(abs_acc, 1);
     *quad = 0;
     for (int64_t l = 0; l < g->k; l++) {
-        double a = get(g->a, i + l * g->m, g->target), b = get(g->b, l + j * g->k, g->target);
+        double a = elem_get(g->a, g->target, i + l * g->m), b = elem_get(g->b, g->target, l + j * g->k);
         mpfr_set_d(x, a, MPFR_RNDN);
         mpfr_set_d(y, b, MPFR_RNDN);
         mpfr_mul(p, x, y, MPFR_RNDN);
