@@ -12,7 +12,10 @@ specs/schemes.md: P · t(one low-precision GEMM of that size) / t(scheme),
 where P is the number of low-precision GEMMs the scheme ran (from its
 `slices` and `settings` columns) and t(one GEMM) the plain cuBLAS
 time of bench_lowp_gemm (int8_tn or fp16; for int8_tn the fastest of its
-one-call and column-blocked timings).
+one-call and column-blocked timings). bench_lowp_gemm times each GEMM
+after a short warm-up (`burst`) and after 300 ms of calls (`sustained`, the
+state a scheme's GEMMs run in); the table gives the efficiency against
+both, sustained first (LOWP.csv files without the `warm` column: burst only).
 """
 
 import csv
@@ -55,7 +58,7 @@ def main():
     # for INT8 also in column blocks (one call is 15% slower at 16384).
     lowp = {}
     for r in csv.DictReader(open(sys.argv[2], newline='')):
-        key = (r['path'], int(r['n']))
+        key = (r['path'], int(r['n']), r.get('warm') or 'burst')
         lowp[key] = min(lowp.get(key, float('inf')), number(r['ms_median']))
     native = {}
     for r in rows:
@@ -65,7 +68,7 @@ def main():
     for r in rows:
         by_case[(r['target'], r['gen_params'], r['n'])].append(r)
     print('| n | data | scheme | params | ms | TFLOP/s | × native | err_fro_rel (native) | grade '
-          '| split / gemm / accum ms | P | efficiency |')
+          '| split / gemm / accum ms | P | efficiency (sustained / burst) |')
     print('|---|---|---|---|---|---|---|---|---|---|---|---|')
     for (target, gp, n), group in sorted(by_case.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1])):
         nat = native.get((target, gp, group[0]['m'], n, group[0]['k']))
@@ -73,8 +76,9 @@ def main():
             t = number(r['time_ms_median'])
             ratio = number(nat['time_ms_median']) / t if nat else float('nan')
             path, p = low_precision_gemms(r)
-            one = lowp.get((path, int(n)))
-            eff = f'{p * one / t:.2f}' if path and one else '—'
+            effs = [f'{p * one / t:.2f}' for warm in ('sustained', 'burst')
+                    if path and (one := lowp.get((path, int(n), warm)))]
+            eff = ' / '.join(effs) or '—'
             phases = ' / '.join(f'{number(r[c]):.1f}' if r[c] else '—' for c in ('split_ms', 'gemm_ms', 'accum_ms'))
             nat_err = f" ({number(nat['err_fro_rel']):.1e})" if nat and r is not nat else ''
             print(f"| {n} | {gp} | `{r['scheme']}` | {r['params'] or '—'} | {t:.1f} | {number(r['tflops']):.1f} "
