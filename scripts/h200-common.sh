@@ -10,7 +10,8 @@ export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 mkdir -p "$out"
 
 # step NAME LIMIT_S COMMAND...: run, log to $out/NAME.log, record the exit
-# status and the seconds taken in $out/steps.log.
+# status and the seconds taken in $out/steps.log. Sets the shell variables
+# name, limit, start and st (sh has no locals): callers use other names.
 step() {
     name=$1 limit=$2
     shift 2
