@@ -266,8 +266,8 @@ __global__ static void adp_slice_kernel(const double *x, int64_t ld_i, int64_t l
  * GEMM reads and writes the 16-byte accumulator for 4 bytes of INT32
  * result; in groups of 4 the accumulator moves once per 4 planes. On the
  * H200, phi = 0.5, accum_ms went from 4.7 to 1.6 ms at n = 8192 (8 GEMMs)
- * and from 21.1 to 5.7 ms at 16384 (10 GEMMs), with the same output bits
- * (results/h200/adp-accum-group.csv). */
+ * and from 21.0 to 5.7 ms at 16384 (11 GEMMs), with the same output bits
+ * (results/h200/adp-accum-group/). */
 #define ADP_ACC_GROUP 4
 
 /* The accumulation pass after GEMM number `gemm` (call order), a chunk of
