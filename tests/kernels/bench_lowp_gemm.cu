@@ -14,7 +14,7 @@
  * Each (path, n, blocks) is timed twice: `burst`, after 3 warm-up calls
  * (10 ms of INT8 work at 8192), and `sustained`, after at least
  * BENCH_SUSTAIN_MS of back-to-back calls, the state a scheme's GEMMs run
- * in (mpbench's warm-up and timed calls of one case are ≥ 100 ms of
+ * in (mpbench's warm-up and timed calls of one case are about 100 ms or more of
  * back-to-back work at n ≥ 8192). Under the power cap the first can run at
  * a clock the second does not hold.
  *
