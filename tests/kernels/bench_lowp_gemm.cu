@@ -12,7 +12,7 @@
  * power draw, and so its clock under the power cap, depends on the bits).
  *
  * Each (path, n, blocks) is timed twice: `burst`, after 3 warm-up calls
- * (10 ms of INT8 work at 8192), and `sustained`, after at least
+ * (about 2 ms of INT8 work at 8192), and `sustained`, after at least
  * BENCH_SUSTAIN_MS of back-to-back calls, the state a scheme's GEMMs run
  * in (mpbench's warm-up and timed calls of one case are about 100 ms or more of
  * back-to-back work at n ≥ 8192). Under the power cap the first can run at
