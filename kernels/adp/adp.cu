@@ -390,15 +390,14 @@ static struct adp_acc_pass acc_pass(const struct adp_state *s, int d, int p0)
 }
 
 static enum mpb_status enqueue_accum(struct mpb_cuda_env *env, struct adp_state *s,
-                                     cudaStream_t st, int d, int p0)
+                                     cudaStream_t st, const struct adp_acc_pass *pass)
 {
     const struct mpb_gemm *g = s->g;
-    struct adp_acc_pass pass = acc_pass(s, d, p0);
     int64_t entries = g->m * g->n;
     unsigned blocks = grid_for(entries, 256);
     blocks = blocks < 132u * 16u ? blocks : 132u * 16u;
     adp_accum<<<blocks, 256, 0, st>>>(s->cint, s->ldc, (double *)g->c, s->lo, s->amax, s->bmax,
-                                      g->m, g->n, pass, s->dev);
+                                      g->m, g->n, *pass, s->dev);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
 }
@@ -407,8 +406,9 @@ static enum mpb_status enqueue_accum(struct mpb_cuda_env *env, struct adp_state 
  * digits p and B's digits d − p lie next to each other along k (B's stored in
  * reverse), so one GEMM with k' = pairs·kp sums them (op(A) = T: the layout
  * cuBLAS's INT8 kernels run fastest, specs/h200.md; in column blocks above
- * n = 4096, mpb_int8_block_cols). */
-static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *s, int d, int p0)
+ * n = 4096, mpb_int8_block_cols), into the INT32 plane of `pass`'s GEMM. */
+static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *s, int d, int p0,
+                                    const struct adp_acc_pass *pass)
 {
     const struct mpb_gemm *g = s->g;
     int p1 = p0 + s->pairs - 1 < d ? p0 + s->pairs - 1 : d;
@@ -416,7 +416,7 @@ static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *
     int kk = (int)((p1 - p0 + 1) * s->kp);
     const int8_t *a = s->as + p0 * s->kp;
     const int8_t *b = s->bs + (s->smax - 1 - d + p0) * s->kp;
-    int32_t *c = s->cint + acc_pass(s, d, p0).gemm % ADP_ACC_GROUP * s->ldc * g->n;
+    int32_t *c = s->cint + pass->gemm % ADP_ACC_GROUP * s->ldc * g->n;
     MPB_CUBLAS_TRY(env, mpb_gemm_int8_tn(s->handle, (int)g->m, (int)g->n, kk, a, (int)ld, b,
                                          (int)ld, c, (int)s->ldc,
                                          mpb_int8_block_cols(g->n)));
@@ -429,10 +429,10 @@ static enum mpb_status enqueue_diagonal(struct mpb_cuda_env *env, struct adp_sta
                                         cudaStream_t st, int d, bool last_accum)
 {
     for (int p0 = 0; p0 <= d; p0 += s->pairs) {
-        enum mpb_status r = enqueue_gemm(env, s, d, p0);
-        bool last = p0 + s->pairs > d;
-        if (r == MPB_STATUS_OK && (!last || last_accum))
-            r = enqueue_accum(env, s, st, d, p0);
+        struct adp_acc_pass pass = acc_pass(s, d, p0);
+        enum mpb_status r = enqueue_gemm(env, s, d, p0, &pass);
+        if (r == MPB_STATUS_OK && (!pass.last_chunk || last_accum))
+            r = enqueue_accum(env, s, st, &pass);
         if (r != MPB_STATUS_OK)
             return r;
     }
@@ -775,8 +775,8 @@ static enum mpb_status run_instrumented(struct mpb_cuda_env *env, struct adp_sta
     for (int d = 0; d < s->smax; d++) {
         MPB_CUDA_TRY(env, cudaGraphLaunch(s->diag[d], st));
         mpb_phase_mark(clock, MPB_PHASE_GEMM);
-        int last_p0 = d / s->pairs * s->pairs;
-        enum mpb_status r = enqueue_accum(env, s, st, d, last_p0);
+        struct adp_acc_pass pass = acc_pass(s, d, d / s->pairs * s->pairs);
+        enum mpb_status r = enqueue_accum(env, s, st, &pass);
         if (r != MPB_STATUS_OK)
             return r;
         mpb_phase_mark(clock, MPB_PHASE_ACCUM);
