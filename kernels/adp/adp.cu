@@ -12,6 +12,11 @@
  *           so on: diagonal d runs when d < s. A diagonal is one INT8 GEMM
  *           (or a few, when (d+1)·k exceeds ADP_MAX_TERMS) over the slices
  *           concatenated along k
+ *   (CRT engine instead, engine=crt where its moduli suffice: the residue
+ *           kernels write N int8 planes of each input; N IF nodes chained
+ *           like the diagonals, one INT8 GEMM each; one reconstruction
+ *           kernel writes C. The kernels of the engine not chosen return at
+ *           once, as those of emulation do when the decision is native.)
  *   accum   after every ADP_ACC_GROUP INT8 GEMMs (and after the last), one
  *           pass adding their INT32 results, in GEMM order, into the
  *           double-word accumulator (C holds hi, `lo` the low parts); the
@@ -35,7 +40,8 @@
  * the native IF, then per diagonal its INT8 GEMMs (gemm) and its last
  * accumulation pass (accum; a no-op unless it completes a group or ends
  * the call); when a diagonal needs several INT32 GEMMs the passes between
- * them count in gemm. Events around the guardrails (scan,
+ * them count in gemm; then per modulus its IF (gemm) and the reconstruction
+ * (accum). Events around the guardrails (scan,
  * ESC, decision) inside split give their own time, which report() appends
  * to the note.
  *
@@ -59,10 +65,14 @@ struct adp_dev {
 };
 
 /* Conditional handles one decision kernel sets: which[t] < 0 → taken when
- * native, which[t] = d ≥ 0 → taken when emulating with d < s. */
+ * native, which[t] = d in [0, ADP_WHICH_MODULUS) → taken when emulating
+ * with d < s slices, which[t] = ADP_WHICH_MODULUS + u → taken when
+ * emulating with u < N moduli. */
+#define ADP_WHICH_MODULUS 64
+#define ADP_MAX_HANDLES (1 + ADP_MAX_SLICES + ADP_CRT_MAX_MODULI)
 struct adp_handles {
-    cudaGraphConditionalHandle h[ADP_MAX_SLICES + 1];
-    int which[ADP_MAX_SLICES + 1];
+    cudaGraphConditionalHandle h[ADP_MAX_HANDLES];
+    int which[ADP_MAX_HANDLES];
     int count;
 };
 
@@ -73,25 +83,33 @@ struct adp_state {
     void *workspace;
     cudaStream_t body_stream; /* captures conditional bodies */
     int smax;                 /* slices allocated: adp_slices_for_bits(max bits) */
+    int nmax;                 /* CRT moduli allocated: the most any decision picks (0: slices only) */
     int64_t kp;               /* k padded to 16: slice stride along k */
     int64_t ldc;              /* INT32 output leading dimension (m padded to 16) */
     int64_t blocks;           /* ESC blocks along k */
     int pairs;                /* slice pairs per INT8 GEMM */
     int8_t *as, *bs;          /* slices: row i of A at as[i·smax·kp], digit p at +p·kp;
-                                 column j of B at bs[j·smax·kp], digit q at +(smax−1−q)·kp */
-    int32_t *cint;            /* ADP_ACC_GROUP planes of INT8 GEMM results, m×n (ldc) each:
-                                 GEMM number g (in call order) writes plane g % ADP_ACC_GROUP */
+                                 column j of B at bs[j·smax·kp], digit q at +(smax−1−q)·kp.
+                                 CRT residues of modulus t instead: row i of A at
+                                 as[(t·m + i)·kp], column j of B at bs[(t·n + j)·kp]. One
+                                 buffer for both: a state's inputs and knobs, hence its
+                                 engine, do not change between calls */
+    int32_t *cint;            /* INT8 GEMM results, m×n (ldc) each: slices, ADP_ACC_GROUP
+                                 planes, GEMM number g (in call order) writes plane
+                                 g % ADP_ACC_GROUP; CRT, modulus t writes plane t */
+    struct adp_crt *crt;      /* CRT constants for n moduli at crt[n], n ≤ nmax */
     double *lo;               /* accumulator low parts, m×n */
     unsigned long long *amax, *bmax; /* bits of max |x| per row of A / column of B */
     uint32_t *sx, *sy;        /* packed block summaries, [β·m + i], [β·n + j] */
     struct adp_dev *dev;
     struct adp_decision host_decision; /* by_shape */
     const struct mpb_gemm *g;
-    cudaGraph_t graphs[ADP_MAX_SLICES + 4];
+    cudaGraph_t graphs[ADP_MAX_SLICES + ADP_CRT_MAX_MODULI + 4];
     cudaGraphExec_t full, guard, slicing, native;
     cudaEvent_t guard_events[2]; /* around the guardrails in the instrumented call */
     bool guard_measured;
     cudaGraphExec_t diag[ADP_MAX_SLICES];
+    cudaGraphExec_t modulus[ADP_CRT_MAX_MODULI];
     int n_graphs;
 };
 
@@ -238,7 +256,9 @@ __global__ static void adp_decide_kernel(struct adp_config cfg, struct adp_dev *
     struct adp_decision d = dev->decision;
     for (int t = 0; t < hs.count; t++) {
         int w = hs.which[t];
-        cudaGraphSetConditional(hs.h[t], w < 0 ? d.native : !d.native && w < d.slices);
+        cudaGraphSetConditional(hs.h[t], w < 0                    ? d.native
+                                         : w >= ADP_WHICH_MODULUS ? w - ADP_WHICH_MODULUS < d.moduli
+                                                                  : w < d.slices);
     }
 }
 
@@ -251,7 +271,7 @@ __global__ static void adp_slice_kernel(const double *x, int64_t ld_i, int64_t l
                                         const struct adp_dev *dev)
 {
     struct adp_decision d = dev->decision;
-    if (d.native)
+    if (d.native || !d.slices)
         return;
     int64_t segs = (k + 31) / 32;
     int64_t i = (int64_t)(blockIdx.x / segs) * 8 + threadIdx.x / 32;
@@ -318,6 +338,114 @@ __global__ static void adp_accum(const int32_t *cint, int64_t ldc, double *c, do
     }
 }
 
+/* ---- the CRT engine (adp_crt_arith.h) ---------------------------------- */
+
+/* Each thread turns 8 consecutive k-elements of a row (column) into 8 int8
+ * residues per modulus, one 8-byte store per modulus: a warp writes whole
+ * 32-byte sectors. Unrolled over the table so that each modulus is a
+ * compile-time constant (mpb_oz2_residue's division by it becomes a
+ * multiplication). */
+#define ADP_CRT_VEC 8
+
+__device__ static uint32_t pack_bytes(const int8_t *r)
+{
+    return (uint32_t)(uint8_t)r[0] | (uint32_t)(uint8_t)r[1] << 8 | (uint32_t)(uint8_t)r[2] << 16 |
+           (uint32_t)(uint8_t)r[3] << 24;
+}
+
+__device__ static void write_residues(const double *values, int moduli, int8_t *out,
+                                      int64_t plane)
+{
+    struct mpb_oz2_parts p[ADP_CRT_VEC];
+    for (int v = 0; v < ADP_CRT_VEC; v++)
+        p[v] = mpb_oz2_split_parts(values[v]);
+#pragma unroll
+    for (int t = 0; t < ADP_CRT_MAX_MODULI; t++) {
+        if (t >= moduli)
+            break;
+        int8_t r[ADP_CRT_VEC];
+        for (int v = 0; v < ADP_CRT_VEC; v++)
+            r[v] = mpb_oz2_residue(&p[v], t);
+        *(uint2 *)(out + t * plane) = make_uint2(pack_bytes(r), pack_bytes(r + 4));
+    }
+}
+
+/* A (m×k, column-major) into rows of kp residues: a tile of 32 rows × 64
+ * k-elements passes through shared memory, read along i (a warp reads 32
+ * consecutive rows), written 8 elements per thread along k. Row stride 65:
+ * the column-wise stores into the tile hit distinct banks. Zeros for
+ * k ≤ l < kp: the GEMMs run over kp. */
+#define ADP_TILE_ROWS 32
+#define ADP_TILE_COLS 64
+
+__global__ static void __launch_bounds__(256)
+    adp_residues_a(const double *a, int64_t m, int64_t k, int64_t kp,
+                   const unsigned long long *amax, int8_t *out, const struct adp_dev *dev)
+{
+    struct adp_decision d = dev->decision;
+    if (d.native || !d.moduli)
+        return;
+    __shared__ double tile[ADP_TILE_ROWS][ADP_TILE_COLS + 1];
+    int64_t i0 = (int64_t)blockIdx.x * ADP_TILE_ROWS, l0 = (int64_t)blockIdx.y * ADP_TILE_COLS;
+    int64_t i = i0 + threadIdx.x % ADP_TILE_ROWS;
+    int col = threadIdx.x / ADP_TILE_ROWS; /* 0..7 */
+    int E = i < m ? adp_scale_exponent(amax[i]) : ADP_EXP_NONE;
+    for (int u = 0; u < ADP_TILE_COLS / 8; u++) {
+        int64_t l = l0 + col + 8 * u;
+        double x = i < m && l < k ? a[i + l * m] : 0.0;
+        tile[threadIdx.x % ADP_TILE_ROWS][col + 8 * u] = adp_crt_value(x, E, d.bits);
+    }
+    __syncthreads();
+    int row = threadIdx.x / (ADP_TILE_COLS / ADP_CRT_VEC);
+    int c0 = threadIdx.x % (ADP_TILE_COLS / ADP_CRT_VEC) * ADP_CRT_VEC;
+    if (i0 + row < m && l0 + c0 < kp)
+        write_residues(&tile[row][c0], d.moduli, out + (i0 + row) * kp + l0 + c0, m * kp);
+}
+
+/* B (k×n, column-major): columns stay columns; 8 consecutive elements of a
+ * column per thread. */
+__global__ static void adp_residues_b(const double *b, int64_t k, int64_t n, int64_t kp,
+                                      const unsigned long long *bmax, int8_t *out,
+                                      const struct adp_dev *dev)
+{
+    struct adp_decision d = dev->decision;
+    if (d.native || !d.moduli)
+        return;
+    int64_t segs = kp / ADP_CRT_VEC;
+    int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= segs * n)
+        return;
+    int64_t j = t / segs, l = t % segs * ADP_CRT_VEC;
+    int E = adp_scale_exponent(bmax[j]);
+    double values[ADP_CRT_VEC];
+    for (int v = 0; v < ADP_CRT_VEC; v++)
+        values[v] = adp_crt_value(l + v < k ? b[l + v + j * k] : 0.0, E, d.bits);
+    write_residues(values, d.moduli, out + j * kp + l, n * kp);
+}
+
+/* C from the N INT32 planes: the constants for N go to shared memory once
+ * per block, each entry reads its N residues once and writes C once. */
+__global__ static void adp_crt_reconstruct(const int32_t *cint, int64_t ldc, double *c,
+                                           const unsigned long long *amax,
+                                           const unsigned long long *bmax, int64_t m, int64_t n,
+                                           const struct adp_crt *tabs, const struct adp_dev *dev)
+{
+    struct adp_decision d = dev->decision;
+    if (d.native || !d.moduli)
+        return;
+    __shared__ struct adp_crt tab;
+    const uint32_t *src = (const uint32_t *)(tabs + d.moduli);
+    for (int w = threadIdx.x; w < (int)(sizeof tab / 4); w += blockDim.x)
+        ((uint32_t *)&tab)[w] = src[w];
+    __syncthreads();
+    int64_t plane = ldc * n, stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < m * n; e += stride) {
+        int64_t i = e % m, j = e / m;
+        c[e] = adp_crt_entry(cint + i + j * ldc, plane, &tab, adp_scale_exponent(amax[i]),
+                             adp_scale_exponent(bmax[j]), d.bits);
+    }
+}
+
 /* ---- enqueueing (plain or under capture) ------------------------------- */
 
 static unsigned grid_for(int64_t threads, int per_block)
@@ -360,6 +488,41 @@ static enum mpb_status enqueue_slicing(struct mpb_cuda_env *env, struct adp_stat
     adp_slice_kernel<<<grid_for((g->n + 7) / 8 * segs, 1), 256, 0, st>>>(
         (const double *)g->b, g->k, 1, g->n, g->k, s->bmax, s->bs, s->smax, s->kp,
         (int64_t)(s->smax - 1) * s->kp, -s->kp, s->dev);
+    MPB_LAUNCH_CHECK(env);
+    if (!s->nmax)
+        return MPB_STATUS_OK;
+    dim3 tiles((unsigned)((g->m + ADP_TILE_ROWS - 1) / ADP_TILE_ROWS),
+               (unsigned)(s->kp / ADP_TILE_COLS + (s->kp % ADP_TILE_COLS != 0)));
+    adp_residues_a<<<tiles, 256, 0, st>>>((const double *)g->a, g->m, g->k, s->kp, s->amax, s->as,
+                                          s->dev);
+    MPB_LAUNCH_CHECK(env);
+    adp_residues_b<<<grid_for(s->kp / ADP_CRT_VEC * g->n, 256), 256, 0, st>>>(
+        (const double *)g->b, g->k, g->n, s->kp, s->bmax, s->bs, s->dev);
+    MPB_LAUNCH_CHECK(env);
+    return MPB_STATUS_OK;
+}
+
+/* Modulus t's INT8 GEMM over the residue planes (TN, kp: the padding holds
+ * zeros), into INT32 plane t. */
+static enum mpb_status enqueue_modulus_gemm(struct mpb_cuda_env *env, struct adp_state *s, int t)
+{
+    const struct mpb_gemm *g = s->g;
+    MPB_CUBLAS_TRY(env, mpb_gemm_int8_tn(s->handle, (int)g->m, (int)g->n, (int)s->kp,
+                                         s->as + t * g->m * s->kp, (int)s->kp,
+                                         s->bs + t * g->n * s->kp, (int)s->kp,
+                                         s->cint + t * s->ldc * g->n, (int)s->ldc,
+                                         mpb_int8_block_cols(g->n)));
+    return MPB_STATUS_OK;
+}
+
+static enum mpb_status enqueue_reconstruct(struct mpb_cuda_env *env, struct adp_state *s,
+                                           cudaStream_t st)
+{
+    const struct mpb_gemm *g = s->g;
+    unsigned blocks = grid_for(g->m * g->n, 256);
+    blocks = blocks < 132u * 16u ? blocks : 132u * 16u;
+    adp_crt_reconstruct<<<blocks, 256, 0, st>>>(s->cint, s->ldc, (double *)g->c, s->amax,
+                                                s->bmax, g->m, g->n, s->crt, s->dev);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
 }
@@ -529,6 +692,30 @@ static enum mpb_status capture_diagonal_chain(struct mpb_cuda_env *env, struct a
     return MPB_STATUS_OK;
 }
 
+/* The chain of modulus bodies: body t holds modulus t's GEMM, then IF(t+1);
+ * handle `first` is modulus 0's. */
+static enum mpb_status capture_modulus_chain(struct mpb_cuda_env *env, struct adp_state *s,
+                                             const struct adp_handles *hs, int first,
+                                             cudaGraph_t body)
+{
+    enum mpb_status r = use_stream(env, s, s->body_stream);
+    if (r != MPB_STATUS_OK)
+        return r;
+    for (int t = 0; t < s->nmax; t++) {
+        cudaGraph_t next = NULL;
+        MPB_CUDA_TRY(env, cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
+                                                        cudaStreamCaptureModeThreadLocal));
+        r = enqueue_modulus_gemm(env, s, t);
+        if (r == MPB_STATUS_OK && t + 1 < s->nmax)
+            r = add_if(env, s->body_stream, hs->h[first + t + 1], &next);
+        MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
+        if (r != MPB_STATUS_OK)
+            return r;
+        body = next;
+    }
+    return MPB_STATUS_OK;
+}
+
 static enum mpb_status instantiate(struct mpb_cuda_env *env, struct adp_state *s, cudaGraph_t graph,
                                    cudaGraphExec_t *exec)
 {
@@ -549,16 +736,21 @@ static enum mpb_status instantiate(struct mpb_cuda_env *env, struct adp_state *s
     return mpb_cuda_fail(env, what, __FILE__, __LINE__);
 }
 
-/* The timed call's graph: split, IF native, IF diagonal 0 → 1 → … */
+/* The timed call's graph: split, IF native, IF diagonal 0 → 1 → …, IF
+ * modulus 0 → 1 → …, reconstruction. Handles: native, the smax diagonals,
+ * the nmax moduli. */
 static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
 {
     cudaStream_t st = mpb_stream(env);
     struct adp_handles hs = {};
-    cudaGraph_t graph = NULL, native_body, diag_body;
+    cudaGraph_t graph = NULL, native_body, diag_body, modulus_body = NULL;
+    int first_modulus = 1 + s->smax;
     MPB_CUDA_TRY(env, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
     enum mpb_status r = new_handle(env, st, &hs, -1);
     for (int d = 0; r == MPB_STATUS_OK && d < s->smax; d++)
         r = new_handle(env, st, &hs, d);
+    for (int t = 0; r == MPB_STATUS_OK && t < s->nmax; t++)
+        r = new_handle(env, st, &hs, ADP_WHICH_MODULUS + t);
     if (r == MPB_STATUS_OK)
         r = enqueue_scan_esc(env, s, st, &hs);
     if (r == MPB_STATUS_OK)
@@ -567,11 +759,17 @@ static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
         r = add_if(env, st, hs.h[0], &native_body);
     if (r == MPB_STATUS_OK)
         r = add_if(env, st, hs.h[1], &diag_body);
+    if (r == MPB_STATUS_OK && s->nmax)
+        r = add_if(env, st, hs.h[first_modulus], &modulus_body);
+    if (r == MPB_STATUS_OK && s->nmax)
+        r = enqueue_reconstruct(env, s, st);
     MPB_CUDA_TRY(env, cudaStreamEndCapture(st, &graph));
     if (r == MPB_STATUS_OK)
         r = capture_native_body(env, s, native_body);
     if (r == MPB_STATUS_OK)
         r = capture_diagonal_chain(env, s, &hs, diag_body);
+    if (r == MPB_STATUS_OK && s->nmax)
+        r = capture_modulus_chain(env, s, &hs, first_modulus, modulus_body);
     enum mpb_status back = use_stream(env, s, st);
     r = r == MPB_STATUS_OK ? back : r;
     if (r != MPB_STATUS_OK) {
@@ -599,8 +797,9 @@ static enum mpb_status build_split(struct mpb_cuda_env *env, struct adp_state *s
     return instantiate(env, s, graph, exec);
 }
 
-/* which < 0: IF native {DGEMM}; else IF d < s {diagonal d's GEMMs and all
- * but its last accumulation pass}. */
+/* which < 0: IF native {DGEMM}; which ≥ ADP_WHICH_MODULUS: IF t < N
+ * {modulus t's GEMM}; else IF d < s {diagonal d's GEMMs and all but its
+ * last accumulation pass}. */
 static enum mpb_status build_single_if(struct mpb_cuda_env *env, struct adp_state *s, int which,
                                        cudaGraphExec_t *exec)
 {
@@ -629,7 +828,9 @@ static enum mpb_status build_single_if(struct mpb_cuda_env *env, struct adp_stat
         if (e != cudaSuccess)
             r = mpb_cuda_fail_rt(env, e, "cudaStreamBeginCaptureToGraph", __FILE__, __LINE__);
         else if (r == MPB_STATUS_OK) {
-            r = enqueue_diagonal(env, s, s->body_stream, which, false);
+            r = which >= ADP_WHICH_MODULUS
+                    ? enqueue_modulus_gemm(env, s, which - ADP_WHICH_MODULUS)
+                    : enqueue_diagonal(env, s, s->body_stream, which, false);
             MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
         }
     }
@@ -649,10 +850,13 @@ static void adp_teardown(struct mpb_cuda_env *env, void *state)
     struct adp_state *s = (struct adp_state *)state;
     if (!s)
         return;
-    cudaGraphExec_t execs[ADP_MAX_SLICES + 4] = {s->full, s->guard, s->slicing, s->native};
+    cudaGraphExec_t execs[ADP_MAX_SLICES + ADP_CRT_MAX_MODULI + 4] = {s->full, s->guard,
+                                                                      s->slicing, s->native};
     for (int d = 0; d < ADP_MAX_SLICES; d++)
         execs[4 + d] = s->diag[d];
-    for (int i = 0; i < ADP_MAX_SLICES + 4; i++)
+    for (int t = 0; t < ADP_CRT_MAX_MODULI; t++)
+        execs[4 + ADP_MAX_SLICES + t] = s->modulus[t];
+    for (int i = 0; i < ADP_MAX_SLICES + ADP_CRT_MAX_MODULI + 4; i++)
         if (execs[i])
             MPB_CUDA_NOTE(env, cudaGraphExecDestroy(execs[i]));
     for (int e = 0; e < 2; e++)
@@ -664,7 +868,8 @@ static void adp_teardown(struct mpb_cuda_env *env, void *state)
         MPB_CUBLAS_NOTE(env, cublasDestroy(s->handle));
     if (s->body_stream)
         MPB_CUDA_NOTE(env, cudaStreamDestroy(s->body_stream));
-    void *bufs[] = {s->workspace, s->as, s->bs, s->cint, s->lo, s->amax, s->bmax, s->sx, s->sy, s->dev};
+    void *bufs[] = {s->workspace, s->as, s->bs, s->cint, s->lo, s->amax, s->bmax, s->sx, s->sy, s->dev,
+                    s->crt};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mpb_cuda_free(env, bufs[i]);
     free(s);
@@ -682,15 +887,40 @@ static enum mpb_status handle_create(struct mpb_cuda_env *env, struct adp_state 
     return use_stream(env, s, mpb_stream(env));
 }
 
+/* The CRT constants for every count a decision may pick, at crt[n]. */
+static enum mpb_status crt_tables_upload(struct mpb_cuda_env *env, struct adp_state *s)
+{
+    struct adp_crt tabs[ADP_CRT_MAX_MODULI + 1] = {};
+    int budget;
+    for (int n = 2; n <= s->nmax; n++)
+        if (!mpb_adp_crt_init(n, &tabs[n], &budget) || budget != adp_crt_budget(n))
+            return mpb_cuda_fail(env, "adp: CRT constants disagree with adp_crt_budget", __FILE__,
+                                 __LINE__);
+    enum mpb_status r = mpb_cuda_alloc(env, (void **)&s->crt, sizeof tabs);
+    return r == MPB_STATUS_OK ? mpb_cuda_upload(env, s->crt, tabs, sizeof tabs) : r;
+}
+
+/* The most moduli a decision can pick: the count grows with the bits, up to
+ * the largest of max_bits and fixed_bits (0 when engine=slices). */
+static int crt_moduli_max(const struct adp_config *c)
+{
+    int most = 0, top = adp_imax(c->max_bits, c->fixed_bits);
+    for (int bits = 1; c->crt && bits <= top; bits++)
+        most = adp_imax(most, adp_crt_moduli(bits, c->k));
+    return most;
+}
+
 static enum mpb_status buffers_alloc(struct mpb_cuda_env *env, struct adp_state *s)
 {
     const struct mpb_gemm *g = s->g;
-    size_t slices_a = (size_t)(g->m * s->smax * s->kp), slices_b = (size_t)(g->n * s->smax * s->kp);
+    int planes = adp_imax(s->smax, s->nmax); /* int8 planes of each input */
+    size_t slices_a = (size_t)(g->m * planes * s->kp), slices_b = (size_t)(g->n * planes * s->kp);
     size_t entries = (size_t)(g->m * g->n);
+    size_t products = (size_t)adp_imax(ADP_ACC_GROUP, s->nmax) * (size_t)(s->ldc * g->n);
     enum mpb_status r = MPB_STATUS_OK;
     if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->as, slices_a);
     if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->bs, slices_b);
-    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->cint, sizeof(int32_t) * ADP_ACC_GROUP * (size_t)(s->ldc * g->n));
+    if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->cint, sizeof(int32_t) * products);
     if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->lo, sizeof(double) * entries);
     if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->amax, sizeof *s->amax * (size_t)g->m);
     if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->bmax, sizeof *s->bmax * (size_t)g->n);
@@ -701,6 +931,7 @@ static enum mpb_status buffers_alloc(struct mpb_cuda_env *env, struct adp_state 
     if (r == MPB_STATUS_OK) r = mpb_cuda_memset(env, s->as, 0, slices_a);
     if (r == MPB_STATUS_OK) r = mpb_cuda_memset(env, s->bs, 0, slices_b);
     if (r == MPB_STATUS_OK) r = mpb_cuda_memset(env, s->dev, 0, sizeof *s->dev);
+    if (r == MPB_STATUS_OK && s->nmax) r = crt_tables_upload(env, s);
     return r;
 }
 
@@ -709,6 +940,7 @@ static enum mpb_status build_all(struct mpb_cuda_env *env, struct adp_state *s)
     MPB_CUDA_TRY(env, cudaStreamCreateWithFlags(&s->body_stream, cudaStreamNonBlocking));
     s->smax = adp_slices_for_bits(s->cfg.fixed_bits > s->cfg.max_bits ? s->cfg.fixed_bits
                                                                       : s->cfg.max_bits);
+    s->nmax = crt_moduli_max(&s->cfg);
     s->kp = (s->g->k + 15) / 16 * 16;
     s->ldc = (s->g->m + 15) / 16 * 16;
     s->blocks = (s->g->k + s->cfg.block - 1) / s->cfg.block;
@@ -730,6 +962,8 @@ static enum mpb_status build_all(struct mpb_cuda_env *env, struct adp_state *s)
         r = build_single_if(env, s, -1, &s->native);
     for (int d = 0; r == MPB_STATUS_OK && d < s->smax; d++)
         r = build_single_if(env, s, d, &s->diag[d]);
+    for (int t = 0; r == MPB_STATUS_OK && t < s->nmax; t++)
+        r = build_single_if(env, s, ADP_WHICH_MODULUS + t, &s->modulus[t]);
     return r;
 }
 
@@ -746,7 +980,7 @@ static enum mpb_status adp_setup(struct mpb_cuda_env *env, const struct mpb_gemm
     s->g = g;
     s->cfg = mpb_adp_config(params, g);
     s->by_shape = adp_native_by_shape(&s->cfg);
-    s->host_decision = (struct adp_decision){0, 0, 0, 1, ADP_NATIVE_SHAPE};
+    s->host_decision = (struct adp_decision){0, 0, 0, 0, 1, ADP_NATIVE_SHAPE};
     enum mpb_status r = handle_create(env, s);
     if (r == MPB_STATUS_OK && !s->by_shape)
         r = build_all(env, s);
@@ -777,6 +1011,16 @@ static enum mpb_status run_instrumented(struct mpb_cuda_env *env, struct adp_sta
         mpb_phase_mark(clock, MPB_PHASE_GEMM);
         struct adp_acc_pass pass = acc_pass(s, d, d / s->pairs * s->pairs);
         enum mpb_status r = enqueue_accum(env, s, st, &pass);
+        if (r != MPB_STATUS_OK)
+            return r;
+        mpb_phase_mark(clock, MPB_PHASE_ACCUM);
+    }
+    for (int t = 0; t < s->nmax; t++) {
+        MPB_CUDA_TRY(env, cudaGraphLaunch(s->modulus[t], st));
+        mpb_phase_mark(clock, MPB_PHASE_GEMM);
+    }
+    if (s->nmax) {
+        enum mpb_status r = enqueue_reconstruct(env, s, st);
         if (r != MPB_STATUS_OK)
             return r;
         mpb_phase_mark(clock, MPB_PHASE_ACCUM);

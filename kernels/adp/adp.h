@@ -1,11 +1,14 @@
 /* The `adp` scheme: Automatic Dynamic Precision (Schwarz et al., NVIDIA,
- * papers/002; specs/schemes.md "adp"). Ozaki scheme I on INT8 tensor cores
- * with the unsigned slice encoding, the ESC estimate of the bits an input
- * needs, and guardrails that fall back to native DGEMM. adp_arith.h holds
- * the arithmetic, adp.cu the GPU path, adp_host.c the host model.
+ * papers/002; specs/schemes.md "adp"). The ESC estimate of the bits an input
+ * needs and guardrails that fall back to native DGEMM, around one of two
+ * exact INT8 engines for the W-bit fixed-point inputs: Ozaki scheme I with
+ * the unsigned slice encoding (engine=slices; adp_arith.h) or CRT residues
+ * (engine=crt, the default, where its 25 moduli suffice; adp_crt_arith.h).
+ * adp.cu is the GPU path, adp_host.c the host model.
  *
  * What a row reports (README "adp"):
- *   slices   = INT8 slices s of the last call (0 when it ran native)
+ *   slices   = INT8 slices s, or CRT moduli N, of the last call (0 when it
+ *              ran native)
  *   fallback = 1 when native DGEMM ran; the note says why (nonfinite or
  *              subnormal input, 53 + ESC above max_bits / fixed_bits,
  *              decision=auto predicted native faster)
@@ -20,7 +23,7 @@
 #include "../../src/gemm.h"
 #include "../../src/param.h"
 #include "../../src/registry.h"
-#include "adp_arith.h"
+#include "adp_crt_arith.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -32,13 +35,19 @@ enum mpb_adp_param {
     MPB_ADP_DECISION,     /* auto | eager */
     MPB_ADP_BLOCK,        /* ESC coarsening along k */
     MPB_ADP_FIXED_BITS,   /* 0 = dynamic */
+    MPB_ADP_ENGINE,       /* crt | slices */
     MPB_ADP_N_PARAMS
 };
 enum mpb_adp_fallback { MPB_ADP_FALLBACK_ON = 0, MPB_ADP_FALLBACK_OFF };
 enum mpb_adp_decision { MPB_ADP_AUTO = 0, MPB_ADP_EAGER };
+enum mpb_adp_engine { MPB_ADP_ENGINE_CRT = 0, MPB_ADP_ENGINE_SLICES };
 
 extern const struct mpb_param_spec mpb_adp_params[];
 extern const struct mpb_scheme_cuda mpb_adp_cuda;
+
+/* The CRT engine's constants for n moduli (2..ADP_CRT_MAX_MODULI) and
+ * their budget L (adp_crt_budget(n) must equal it); false for other n. */
+bool mpb_adp_crt_init(int n, struct adp_crt *tab, int *budget);
 
 /* The knobs of a case as the arithmetic needs them. */
 struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g);

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "../common/mpb_hd.h"
+#include "../ozaki2/ozaki2_arith.h"
 
 /* The most slices any setting can ask for: bits ≤ 255 → s ≤ 32. */
 #define ADP_MAX_SLICES 32
@@ -54,6 +55,7 @@ struct adp_config {
     int fallback;   /* 1 = on */
     int auto_mode;  /* 1 = decision=auto, 0 = eager */
     int block;      /* ESC coarsening along k */
+    int crt;        /* 1 = engine=crt: the CRT engine where its moduli suffice */
     int64_t m, n, k;
 };
 
@@ -61,7 +63,8 @@ struct adp_config {
 struct adp_decision {
     int esc;     /* ESC of the product (0 when every row of A or column of B is zero) */
     int bits;    /* W: fixed-point bits per row/column (0 when native) */
-    int slices;  /* s = (W + 1)/8 (0 when native) */
+    int slices;  /* s = (W + 1)/8 of the slice engine (0 when native or CRT) */
+    int moduli;  /* N of the CRT engine (0 when native or slices) */
     int native;  /* 1 when native DGEMM ran */
     int reason;  /* enum adp_reason */
 };
@@ -223,12 +226,75 @@ MPB_HD int adp_native_by_shape(const struct adp_config *c)
            !adp_emulation_pays(adp_min_slices(c), c->m, c->n, c->k);
 }
 
+/* ---- the CRT engine's moduli count (adp_crt_arith.h has the engine) -- */
+
+#define ADP_CRT_MAX_MODULI MPB_OZ2_TABLE_MODULI
+
+/* L(N) = floor(log2(m_1···m_N) − 1 − 1/64) for N = 2 … 25: |X| < 2^L keeps
+ * X/M at least 0.005 from ±1/2, the margin the quotient in adp_crt_finish
+ * needs (ozaki2_table.c's budget, the same rule). adp_crt_table.c computes
+ * them with GMP and tests/kernels/test_adp_crt.c checks this switch against
+ * it; a switch so that the decision kernel needs no table. */
+MPB_HD int adp_crt_budget(int n)
+{
+    switch (n) {
+    case 2: return 14;
+    case 3: return 22;
+    case 4: return 30;
+    case 5: return 38;
+    case 6: return 46;
+    case 7: return 54;
+    case 8: return 62;
+    case 9: return 70;
+    case 10: return 78;
+    case 11: return 86;
+    case 12: return 93;
+    case 13: return 101;
+    case 14: return 109;
+    case 15: return 116;
+    case 16: return 124;
+    case 17: return 131;
+    case 18: return 139;
+    case 19: return 146;
+    case 20: return 154;
+    case 21: return 161;
+    case 22: return 169;
+    case 23: return 176;
+    case 24: return 183;
+    case 25: return 190;
+    default: return 0;
+    }
+}
+
+/* ceil(log2 k) for k ≥ 1. */
+MPB_HD int adp_ceil_log2(int64_t k)
+{
+    int b = 0;
+    while (((int64_t)1 << b) < k)
+        b++;
+    return b;
+}
+
+/* The fewest moduli with k·2^(2W) ≤ 2^L(N); 0 when even all of them are too
+ * few (the slice engine then runs). */
+MPB_HD int adp_crt_moduli(int bits, int64_t k)
+{
+    int need = 2 * bits + adp_ceil_log2(k);
+    for (int n = 2; n <= ADP_CRT_MAX_MODULI; n++)
+        if (adp_crt_budget(n) >= need)
+            return n;
+    return 0;
+}
+
 /* The decision rule. Special values always go native (the emulation has no
  * encoding for them); fallback=off keeps every other case emulated, with
- * min(53 + ESC, max_bits) bits or fixed_bits. */
+ * min(53 + ESC, max_bits) bits or fixed_bits. decision=auto predicts the
+ * slice engine's time (the crossover measured); the CRT engine, which runs
+ * instead where its moduli suffice, does fewer INT8 products for every W,
+ * so auto errs toward native. */
 MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int special, int esc)
 {
-    struct adp_decision d = {esc, 0, 0, 1, ADP_NATIVE_SPECIAL};
+    struct adp_decision d = {esc, 0, 0, 0, 1, ADP_NATIVE_SPECIAL};
     if (special)
         return d;
     int needed = 53 + esc;
@@ -243,7 +309,8 @@ MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int special, i
         return d;
     }
     d.bits = bits;
-    d.slices = s;
+    d.moduli = c->crt ? adp_crt_moduli(bits, c->k) : 0;
+    d.slices = d.moduli ? 0 : s;
     d.native = 0;
     d.reason = ADP_EMULATED;
     return d;

@@ -12,7 +12,10 @@
  *             the exact integer sum of the slice-pair dot products (what one
  *             INT8 GEMM over slices concatenated along k returns)
  *   accum     adp_acc_add in the order d = 0..s−1, chunks in order, then
- *             adp_acc_final. */
+ *             adp_acc_final;
+ * or, for the CRT engine (adp_crt_arith.h), the int8 residues of
+ * adp_crt_value per modulus, one exact integer dot product per modulus and
+ * entry, and adp_crt_entry. */
 #include "adp.h"
 
 #include <stdio.h>
@@ -164,11 +167,52 @@ static enum mpb_status emulate(const struct mpb_gemm *g, const struct adp_scan *
     return MPB_STATUS_OK;
 }
 
+/* The CRT engine: residues of A as [t][i][l], of B as [t][j][l]. */
+static void residues_of(const double *x, int64_t ld_i, int64_t ld_l, int64_t count, int64_t k,
+                        const int *scale, int bits, int moduli, int8_t *out)
+{
+    for (int64_t i = 0; i < count; i++)
+        for (int64_t l = 0; l < k; l++) {
+            struct mpb_oz2_parts p =
+                mpb_oz2_split_parts(adp_crt_value(x[i * ld_i + l * ld_l], scale[i], bits));
+            for (int t = 0; t < moduli; t++)
+                out[(t * count + i) * k + l] = mpb_oz2_residue(&p, t);
+        }
+}
+
+static enum mpb_status emulate_crt(const struct mpb_gemm *g, const struct adp_scan *sc, int bits,
+                                   int moduli, struct mpb_scheme_info *info)
+{
+    int64_t m = g->m, n = g->n, k = g->k;
+    struct adp_crt tab;
+    int budget;
+    int8_t *ra = malloc((size_t)(moduli * m * k) + 1), *rb = malloc((size_t)(moduli * n * k) + 1);
+    if (!ra || !rb || !mpb_adp_crt_init(moduli, &tab, &budget)) {
+        free(ra);
+        free(rb);
+        snprintf(info->note, sizeof info->note, "out of host memory for %d moduli", moduli);
+        return MPB_STATUS_ERROR;
+    }
+    residues_of(g->a, 1, m, m, k, sc->sa, bits, moduli, ra);
+    residues_of(g->b, k, 1, n, k, sc->sb, bits, moduli, rb);
+    double *c = g->c;
+    int32_t prod[ADP_CRT_MAX_MODULI];
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            for (int t = 0; t < moduli; t++)
+                prod[t] = dot_i8(ra + (t * m + i) * k, rb + (t * n + j) * k, k);
+            c[i + j * m] = adp_crt_entry(prod, 1, &tab, sc->sa[i], sc->sb[j], bits);
+        }
+    free(ra);
+    free(rb);
+    return MPB_STATUS_OK;
+}
+
 enum mpb_status mpb_adp_host(const struct mpb_gemm *g, const double *params,
                              struct mpb_scheme_info *info)
 {
     struct adp_config cfg = mpb_adp_config(params, g);
-    struct adp_decision d = {0, 0, 0, 1, ADP_NATIVE_SHAPE};
+    struct adp_decision d = {0, 0, 0, 0, 1, ADP_NATIVE_SHAPE};
     enum mpb_status st = MPB_STATUS_OK;
     if (!adp_native_by_shape(&cfg)) {
         struct adp_scan sc = {0};
@@ -180,7 +224,8 @@ enum mpb_status mpb_adp_host(const struct mpb_gemm *g, const double *params,
         scan_run(g, cfg.block, &sc);
         d = adp_decide(&cfg, sc.special, esc_run(g, &sc));
         if (!d.native)
-            st = emulate(g, &sc, d.slices, info);
+            st = d.moduli ? emulate_crt(g, &sc, d.bits, d.moduli, info)
+                          : emulate(g, &sc, d.slices, info);
         scan_free(&sc);
     }
     if (st == MPB_STATUS_OK && d.native)

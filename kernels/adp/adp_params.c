@@ -8,6 +8,7 @@
 
 static const char *const fallback_choices[] = {"on", "off", NULL};
 static const char *const decision_choices[] = {"auto", "eager", NULL};
+static const char *const engine_choices[] = {"crt", "slices", NULL};
 
 const struct mpb_param_spec mpb_adp_params[] = {
     [MPB_ADP_MAX_BITS] = {.name = "max_bits", .kind = MPB_PARAM_INT, .def = "200", .lo = 7,
@@ -32,6 +33,11 @@ const struct mpb_param_spec mpb_adp_params[] = {
                             .help = "0: bits = 53 + ESC; else always this many bits (55 = the "
                                     "paper's 55-bit runs); fallback=on still falls back when "
                                     "53 + ESC exceeds it"},
+    [MPB_ADP_ENGINE] = {.name = "engine", .kind = MPB_PARAM_CHOICE, .def = "crt",
+                        .choices = engine_choices,
+                        .help = "crt: one INT8 GEMM per CRT modulus (N <= 25, 2*bits + log2 k "
+                                "within their product), the slices above; slices: Ozaki-I "
+                                "digits, s(s+1)/2 slice products"},
 };
 
 struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
@@ -42,6 +48,7 @@ struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
         .fallback = params[MPB_ADP_FALLBACK] == MPB_ADP_FALLBACK_ON,
         .auto_mode = params[MPB_ADP_DECISION] == MPB_ADP_AUTO,
         .block = (int)params[MPB_ADP_BLOCK],
+        .crt = params[MPB_ADP_ENGINE] == MPB_ADP_ENGINE_CRT,
         .m = g->m,
         .n = g->n,
         .k = g->k,
@@ -70,7 +77,14 @@ bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
  * product, ESC never underestimated, paper §4) makes it ≤ 4u·2^z(1 + 2^−W)
  * ≤ 4u·max_l |a_il b_lj|(1 + 2^−W). Over k products: ≤ 4k·u·(|A||B|)_ij. The
  * diagonals are exact integers summed in double-word and rounded once:
- * ≤ u·|Ĉ| plus a term of order s·u²·(|A||B|). Native fallback: γ_k ≤ that.
+ * ≤ u·|Ĉ| plus a term of order s·u²·(|A||B|). The CRT engine holds the same
+ * W-bit values and reconstructs their exact dot product X within
+ * u·|X| + 2^(bitlen(M)−120) (adp_crt_finish), bitlen(M) < 2W + ⌈log2 k⌉ + 10
+ * for the fewest moduli, against the largest product in the same units,
+ * max_l |a_il b_lj|·2^(2W−E_i−E_j) ≥ 2^(2W−3−ESC): with ESC = W − 53 ≤ 35
+ * (W ≤ 88 with 25 moduli) and k ≤ 2^17 the second term is below
+ * 2^−55·max_l |a_il b_lj|, inside the slack of the 4k·u term. Native
+ * fallback: γ_k ≤ that.
  * Hence f = (4k + 2)·u. fallback=off may emulate with too few bits: no bound. */
 double mpb_adp_bound(const double *params, int64_t k)
 {
@@ -101,13 +115,17 @@ void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
     if (!skipped)
         snprintf(esc, sizeof esc, "%d", d->esc);
     snprintf(info->settings, sizeof info->settings,
-             "max_bits=%d fallback=%s decision=%s block=%d fixed_bits=%d esc=%s bits=%d",
+             "max_bits=%d fallback=%s decision=%s block=%d fixed_bits=%d engine=%s esc=%s bits=%d",
              c->max_bits, c->fallback ? "on" : "off", c->auto_mode ? "auto" : "eager", c->block,
-             c->fixed_bits, esc, d->bits);
-    info->slices = d->slices;
+             c->fixed_bits, c->crt ? "crt" : "slices", esc, d->bits);
+    info->slices = d->moduli ? d->moduli : d->slices;
     info->fallback = d->native;
     if (d->native)
         snprintf(info->note, sizeof info->note, "%s", reason_text(d->reason));
+    else if (d->moduli)
+        snprintf(info->note, sizeof info->note,
+                 "emulated: %d bits, CRT over %d moduli (%d INT8 products); ESC %d", d->bits,
+                 d->moduli, d->moduli, d->esc);
     else
         snprintf(info->note, sizeof info->note,
                  "emulated: %d bits = %d INT8 slices, %d slice-pair products; ESC %d",

@@ -26,6 +26,10 @@
 
 #define MPB_OZ2_MAX_MODULI 20
 #define MPB_OZ2_MIN_MODULI 2
+/* Moduli in the table below: the scheme uses up to MPB_OZ2_MAX_MODULI (the
+ * spec's range); adp's CRT engine (kernels/adp/adp_crt_arith.h) needs more
+ * bits and takes up to all of them. */
+#define MPB_OZ2_TABLE_MODULI 25
 
 /* INT32 GEMMs are exact while k·128² < 2^31: the residue −128 of modulus
  * 256 is the largest in magnitude. */
@@ -72,7 +76,12 @@ MPB_HD int mpb_oz2_modulus(int t)
     case 16: return 191;
     case 17: return 181;
     case 18: return 179;
-    default: return 173;
+    case 19: return 173;
+    case 20: return 167;
+    case 21: return 163;
+    case 22: return 157;
+    case 23: return 151;
+    default: return 149;
     }
 }
 
@@ -256,7 +265,12 @@ MPB_HD int mpb_oz2_pow2_35_residue(int t)
     case 16: return 30;
     case 17: return -61;
     case 18: return -66;
-    default: return 76;
+    case 19: return 76;
+    case 20: return 56;
+    case 21: return -15;
+    case 22: return -41;
+    case 23: return 32;
+    default: return -11;
     }
 }
 
@@ -282,7 +296,12 @@ MPB_HD int mpb_oz2_pow2_70_residue(int t)
     case 16: return -55;
     case 17: return -80;
     case 18: return 60;
-    default: return 67;
+    case 19: return 67;
+    case 20: return -37;
+    case 21: return 62;
+    case 22: return -46;
+    case 23: return -33;
+    default: return -28;
     }
 }
 
@@ -341,13 +360,18 @@ struct mpb_oz2_crt_sum {
  * difference modulo 2^32 (integer multiply-adds, q from the low word of
  * MAGIC + q). w·hi_t is exact and so is the sum (struct mpb_oz2_crt); lo_t's
  * products are rounded (the low part). */
+MPB_HD double mpb_oz2_crt_digit(int32_t c, int t, int y, double y_over_m)
+{
+    uint32_t m = (uint32_t)mpb_oz2_modulus(t);
+    double q_biased = fma(mpb_oz2_i32_f64(c), y_over_m, MPB_OZ2_MAGIC);
+    uint32_t w = (uint32_t)c * (uint32_t)y - (uint32_t)mpb_oz2_low_word(q_biased) * m;
+    return mpb_oz2_i32_f64((int32_t)w);
+}
+
 MPB_HD void mpb_oz2_crt_add(struct mpb_oz2_crt_sum *s, int32_t c, int t,
                             const struct mpb_oz2_crt *tab)
 {
-    uint32_t m = (uint32_t)mpb_oz2_modulus(t);
-    double q_biased = fma(mpb_oz2_i32_f64(c), tab->y_over_m[t], MPB_OZ2_MAGIC);
-    uint32_t w = (uint32_t)c * (uint32_t)tab->y[t] - (uint32_t)mpb_oz2_low_word(q_biased) * m;
-    double wd = mpb_oz2_i32_f64((int32_t)w);
+    double wd = mpb_oz2_crt_digit(c, t, tab->y[t], tab->y_over_m[t]);
     s->hi = fma(wd, tab->hi[t], s->hi);
     s->lo = fma(wd, tab->lo[t], s->lo);
 }

@@ -1,8 +1,10 @@
 /* GPU suite for adp (kernels/adp/adp.cu), through setup, mpb_cuda_time
  * (timed graph launches and the instrumented call), report and teardown:
- *  - emulated path (decision=eager): output bitwise equal to the host model,
- *    and the same slices and ESC (settings) on both sides, at awkward shapes
- *    and with chunked diagonals (k > ADP_MAX_TERMS/s);
+ *  - emulated path (decision=eager), both engines: output bitwise equal to
+ *    the host model, and the same slices or moduli and ESC (settings) on both
+ *    sides, at awkward shapes, with chunked diagonals (k > ADP_MAX_TERMS/s),
+ *    and with engine=crt on data whose bits exceed its 25 moduli (the slice
+ *    engine runs);
  *  - fixed_bits=55 fallback=off on wide-range data: still bitwise;
  *  - NaN/Inf in A, and decision=auto: fallback 1 and bitwise cublasDgemm's
  *    output (the native scheme on the same data).
@@ -64,17 +66,19 @@ static bool run_gpu(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
     return ok;
 }
 
-static void params_of(double *p, int decision, int fallback, int fixed_bits)
+static void params_of(double *p, int decision, int fallback, int fixed_bits, int engine)
 {
     mpb_param_defaults(mpb_adp_params, MPB_ADP_N_PARAMS, p);
     p[MPB_ADP_DECISION] = decision;
     p[MPB_ADP_FALLBACK] = fallback;
     p[MPB_ADP_FIXED_BITS] = fixed_bits;
+    p[MPB_ADP_ENGINE] = engine;
 }
 
-/* GPU against the host model, bit for bit, with the same decision. */
+/* GPU against the host model, bit for bit, with the same decision; `crt`:
+ * whether the CRT engine must have run. */
 static void check_emulated(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k, int spread,
-                           const double *params)
+                           const double *params, bool crt)
 {
     double *a = matrix(m * k, spread), *b = matrix(k * n, spread);
     double *c = malloc(sizeof *c * (size_t)(m * n)), *h = malloc(sizeof *h * (size_t)(m * n));
@@ -86,6 +90,8 @@ static void check_emulated(struct mpb_cuda_env *env, int64_t m, int64_t n, int64
               "%lldx%lldx%lld: gpu [%s] slices %d fallback %d, host [%s] slices %d",
               (long long)m, (long long)n, (long long)k, gi.settings, gi.slices, gi.fallback,
               hi.settings, hi.slices);
+        CHECK((strstr(gi.note, "CRT") != NULL) == crt, "%lldx%lldx%lld: engine not %s: %s",
+              (long long)m, (long long)n, (long long)k, crt ? "crt" : "slices", gi.note);
         CHECK(memcmp(c, h, sizeof *c * (size_t)(m * n)) == 0,
               "%lldx%lldx%lld spread %d: GPU output differs from the host model", (long long)m,
               (long long)n, (long long)k, spread);
@@ -124,17 +130,25 @@ int main(void)
         printf("skipped: %s\n", why);
         return 77;
     }
-    double eager[MPB_MAX_PARAMS], fixed55[MPB_MAX_PARAMS], automatic[MPB_MAX_PARAMS];
-    params_of(eager, MPB_ADP_EAGER, MPB_ADP_FALLBACK_ON, 0);
-    params_of(fixed55, MPB_ADP_EAGER, MPB_ADP_FALLBACK_OFF, 55);
-    params_of(automatic, MPB_ADP_AUTO, MPB_ADP_FALLBACK_ON, 0);
+    double crt[MPB_MAX_PARAMS], slices[MPB_MAX_PARAMS], fixed55[MPB_MAX_PARAMS],
+        automatic[MPB_MAX_PARAMS];
+    params_of(crt, MPB_ADP_EAGER, MPB_ADP_FALLBACK_ON, 0, MPB_ADP_ENGINE_CRT);
+    params_of(slices, MPB_ADP_EAGER, MPB_ADP_FALLBACK_ON, 0, MPB_ADP_ENGINE_SLICES);
+    params_of(fixed55, MPB_ADP_EAGER, MPB_ADP_FALLBACK_OFF, 55, MPB_ADP_ENGINE_SLICES);
+    params_of(automatic, MPB_ADP_AUTO, MPB_ADP_FALLBACK_ON, 0, MPB_ADP_ENGINE_CRT);
     static const int64_t shapes[][3] = {{1, 1, 1},    {7, 7, 7},       {33, 31, 129},
                                         {129, 127, 65}, {300, 200, 1000}, {64, 64, 20000}};
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        check_emulated(env, shapes[i][0], shapes[i][1], shapes[i][2], 8, eager);
-    check_emulated(env, 256, 256, 256, 0, eager);
-    check_emulated(env, 130, 70, 300, 60, fixed55);
-    check_native(env, 200, true, eager);
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        check_emulated(env, shapes[i][0], shapes[i][1], shapes[i][2], 8, slices, false);
+        check_emulated(env, shapes[i][0], shapes[i][1], shapes[i][2], 8, crt, true);
+    }
+    check_emulated(env, 256, 256, 256, 0, slices, false);
+    check_emulated(env, 256, 256, 256, 0, crt, true);
+    check_emulated(env, 130, 70, 300, 60, fixed55, false);
+    fixed55[MPB_ADP_ENGINE] = MPB_ADP_ENGINE_CRT;
+    check_emulated(env, 130, 70, 300, 60, fixed55, true);
+    check_emulated(env, 130, 70, 300, 60, crt, false); /* 53 + ESC > 88 bits: slices */
+    check_native(env, 200, true, crt);
     check_native(env, 512, false, automatic);
     mpb_cuda_close(env);
     return check_report("test_adp_cuda");

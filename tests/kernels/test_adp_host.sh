@@ -1,9 +1,10 @@
 #!/bin/sh
 # The adp host model against the exact MPFR reference, through `mpbench run`
 # (specs/schemes.md "adp", specs/grading.md):
-#  - fallback=on, decision=eager: grade A on the battery at small sizes, the
-#    emulated path taken where the bits fit (fallback 0 on phi/uniform/randn),
-#    Test 2 at b_max passed by falling back (fallback 1);
+#  - fallback=on, decision=eager, both engines: grade A on the battery at
+#    small sizes, the emulated path taken where the bits fit (fallback 0 on
+#    phi/uniform/randn) by the engine asked for (engine=crt: CRT where its
+#    moduli suffice), Test 2 at b_max passed by falling back (fallback 1);
 #  - fallback=off fixed_bits=55: the paper's Fig. 2 failure, Test 2's error
 #    passes 10·n·u at b = 0 and grows past it with b;
 #  - NaN/Inf/subnormal input: fallback 1 and the dgemm host model's bits.
@@ -27,21 +28,30 @@ run() { # run OUT ARGS...: host backend, exact reference, CSV to OUT
         { fail "mpbench run $* exited $?"; cat "$TMP/err"; }
 }
 
-# 1. Grade A on the battery (eager, fallback on).
-run "$TMP/battery.csv" -s adp -a decision=eager \
-    -g uniform,randn,test1a,test1b,test2,test2r,outer,inner,evil \
-    -g phi -a phi=0.5,1,2,4 --size 1,7,33,64 --seed 1,2
-run "$TMP/rect.csv" -s adp -a decision=eager -g phi -a phi=0.5,4 -g evil,test2 \
-    --m 66 --n 7 --k 130 --seed 3
-for f in "$TMP/battery.csv" "$TMP/rect.csv"; do
-    rows=$(col "$f" grade | wc -l)
-    [ "$rows" -gt 0 ] || fail "$f: no rows"
-    bad=$(col "$f" grade | grep -vc '^A$')
-    [ "$bad" = 0 ] || { fail "$f: $bad of $rows cases not grade A"; grep -v ',A,' "$f" | head -5; }
-    col "$f" status | grep -vq '^ok$' && fail "$f: a case without status ok"
+# 1. Grade A on the battery (eager, fallback on), each engine.
+for engine in crt slices; do
+    run "$TMP/battery.csv" -s adp -a decision=eager -a engine=$engine \
+        -g uniform,randn,test1a,test1b,test2,test2r,outer,inner,evil \
+        -g phi -a phi=0.5,1,2,4 --size 1,7,33,64 --seed 1,2
+    run "$TMP/rect.csv" -s adp -a decision=eager -a engine=$engine -g phi -a phi=0.5,4 \
+        -g evil,test2 --m 66 --n 7 --k 130 --seed 3
+    for f in "$TMP/battery.csv" "$TMP/rect.csv"; do
+        rows=$(col "$f" grade | wc -l)
+        [ "$rows" -gt 0 ] || fail "$engine $f: no rows"
+        bad=$(col "$f" grade | grep -vc '^A$')
+        [ "$bad" = 0 ] || { fail "$engine $f: $bad of $rows cases not grade A"; grep -v ',A,' "$f" | head -5; }
+        col "$f" status | grep -vq '^ok$' && fail "$engine $f: a case without status ok"
+    done
+    emulated=$(awk -F, 'NR > 1 && /phi=/ && /,0,mpfr,/' "$TMP/battery.csv" | wc -l)
+    [ "$emulated" -gt 0 ] || fail "$engine: no phi case took the emulated path (fallback 0)"
+    # the phi cases need at most 53 + 26 bits at these sizes: within 25 moduli
+    case $engine in
+    crt) want='CRT over' ;;
+    *) want='INT8 slices' ;;
+    esac
+    other=$(awk -F, 'NR > 1 && /phi=/ && /,0,mpfr,/' "$TMP/battery.csv" | grep -vc "$want")
+    [ "$other" = 0 ] || fail "engine=$engine: $other emulated phi cases not run by it"
 done
-emulated=$(awk -F, 'NR > 1 && /phi=/ && /,0,mpfr,/' "$TMP/battery.csv" | wc -l)
-[ "$emulated" -gt 0 ] || fail "no phi case took the emulated path (fallback 0)"
 
 # 2. Test 2 at b_max: passed by falling back (53 + ESC > 200 bits).
 run "$TMP/t2.csv" -s adp -a decision=eager -g test2 --size 64,129

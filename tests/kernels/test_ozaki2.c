@@ -40,10 +40,10 @@ static int sym_mod(__int128 x, int m)
 
 static void test_moduli(void)
 {
-    for (int s = 0; s < MPB_OZ2_MAX_MODULI; s++) {
+    for (int s = 0; s < MPB_OZ2_TABLE_MODULI; s++) {
         int ms = mpb_oz2_modulus(s);
         CHECK(ms <= 256 && ms > 128, "modulus %d = %d", s, ms);
-        for (int t = s + 1; t < MPB_OZ2_MAX_MODULI; t++)
+        for (int t = s + 1; t < MPB_OZ2_TABLE_MODULI; t++)
             CHECK(gcd(ms, mpb_oz2_modulus(t)) == 1, "moduli %d and %d share a factor", ms,
                   mpb_oz2_modulus(t));
         CHECK(mpb_oz2_pow2_35_residue(s) == sym_mod((__int128)1 << 35, ms), "2^35 mod %d", ms);
@@ -66,7 +66,7 @@ static void test_residues(void)
             continue;
         x = trunc(x);
         __int128 xi = (__int128)ldexp(x, 0);
-        int t = (int)(rng() % MPB_OZ2_MAX_MODULI), m = mpb_oz2_modulus(t);
+        int t = (int)(rng() % MPB_OZ2_TABLE_MODULI), m = mpb_oz2_modulus(t);
         struct mpb_oz2_parts parts = mpb_oz2_split_parts(x);
         __int128 back = (__int128)parts.hi * ((__int128)1 << 70) + (__int128)parts.mid * ((__int128)1 << 35) +
                         (__int128)(parts.lo_biased - MPB_OZ2_MAGIC);
