@@ -424,7 +424,10 @@ __global__ static void adp_residues_b(const double *b, int64_t k, int64_t n, int
 }
 
 /* C from the N INT32 planes: the constants for N go to shared memory once
- * per block, each entry reads its N residues once and writes C once. */
+ * per block, each entry reads its N residues once, all loads issued before
+ * the first is used (loading inside adp_crt_entry's loop serialises them
+ * behind the arithmetic: 15 ms instead of about 1.5 at n = 8192, 18 moduli,
+ * on the H200), and writes C once. */
 __global__ static void adp_crt_reconstruct(const int32_t *cint, int64_t ldc, double *c,
                                            const unsigned long long *amax,
                                            const unsigned long long *bmax, int64_t m, int64_t n,
@@ -438,11 +441,17 @@ __global__ static void adp_crt_reconstruct(const int32_t *cint, int64_t ldc, dou
     for (int w = threadIdx.x; w < (int)(sizeof tab / 4); w += blockDim.x)
         ((uint32_t *)&tab)[w] = src[w];
     __syncthreads();
-    int64_t plane = ldc * n, stride = (int64_t)gridDim.x * blockDim.x;
-    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < m * n; e += stride) {
-        int64_t i = e % m, j = e / m;
-        c[e] = adp_crt_entry(cint + i + j * ldc, plane, &tab, adp_scale_exponent(amax[i]),
-                             adp_scale_exponent(bmax[j]), d.bits);
+    int64_t plane = ldc * n, i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= m)
+        return;
+    int ea = adp_scale_exponent(amax[i]);
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+        int32_t residues[ADP_CRT_MAX_MODULI];
+#pragma unroll
+        for (int t = 0; t < ADP_CRT_MAX_MODULI; t++)
+            residues[t] = t < d.moduli ? __ldcs(cint + t * plane + i + j * ldc) : 0;
+        c[i + j * m] =
+            adp_crt_entry(residues, 1, &tab, ea, adp_scale_exponent(bmax[j]), d.bits);
     }
 }
 
@@ -519,8 +528,12 @@ static enum mpb_status enqueue_reconstruct(struct mpb_cuda_env *env, struct adp_
                                            cudaStream_t st)
 {
     const struct mpb_gemm *g = s->g;
-    unsigned blocks = grid_for(g->m * g->n, 256);
-    blocks = blocks < 132u * 16u ? blocks : 132u * 16u;
+    /* threads along i, blocks along j: about 16 blocks per SM (132 on the
+     * H200), each over every gridDim.y-th column */
+    unsigned rows = grid_for(g->m, 256);
+    int64_t cols = 132 * 16 / rows;
+    cols = cols < 1 ? 1 : cols > g->n ? g->n : cols;
+    dim3 blocks(rows, (unsigned)cols);
     adp_crt_reconstruct<<<blocks, 256, 0, st>>>(s->cint, s->ldc, (double *)g->c, s->amax,
                                                 s->bmax, g->m, g->n, s->crt, s->dev);
     MPB_LAUNCH_CHECK(env);
