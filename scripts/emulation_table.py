@@ -39,6 +39,9 @@ def low_precision_gemms(row):
     if scheme.startswith('ozaki1_fp16') and pairs:
         return 'fp16', int(pairs.group(1))
     if scheme == 'adp' and slices > 0:
+        # engine=crt: one GEMM per modulus; the slice engine: s(s+1)/2
+        if 'CRT over' in (row.get('note') or ''):
+            return 'int8_tn', slices
         return 'int8_tn', slices * (slices + 1) // 2
     return None, 0
 

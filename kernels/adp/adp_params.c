@@ -24,10 +24,11 @@ const struct mpb_param_spec mpb_adp_params[] = {
                           .choices = decision_choices,
                           .help = "auto: native when predicted faster (H200 crossover table, "
                                   "adp_arith.h); eager: emulate whenever the bits fit"},
-    [MPB_ADP_BLOCK] = {.name = "block", .kind = MPB_PARAM_INT, .def = "32", .lo = 1,
+    [MPB_ADP_BLOCK] = {.name = "block", .kind = MPB_PARAM_INT, .def = "64", .lo = 1,
                        .hi = 65536,
                        .help = "ESC coarsening: block length along k of the exponent summaries "
-                               "(32: one slice fewer than 64 on phi=0.5 at n=8192, H200)"},
+                               "(64: half the ESC time of 32, 1-2 bits more; H200, n=8192: "
+                               "engine=slices gets one slice fewer on phi=0.5 with 32)"},
     [MPB_ADP_FIXED_BITS] = {.name = "fixed_bits", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,
                             .hi = 255,
                             .help = "0: bits = 53 + ESC; else always this many bits (55 = the "
