@@ -424,14 +424,19 @@ __global__ static void adp_residues_b(const double *b, int64_t k, int64_t n, int
 }
 
 /* C from the N INT32 planes: the constants for N go to shared memory once
- * per block, each entry reads its N residues once, all loads issued before
- * the first is used (loading inside adp_crt_entry's loop serialises them
- * behind the arithmetic: 15 ms instead of about 1.5 at n = 8192, 18 moduli,
- * on the H200), and writes C once. */
-__global__ static void adp_crt_reconstruct(const int32_t *cint, int64_t ldc, double *c,
-                                           const unsigned long long *amax,
-                                           const unsigned long long *bmax, int64_t m, int64_t n,
-                                           const struct adp_crt *tabs, const struct adp_dev *dev)
+ * per block; a thread takes V consecutive entries of a column (V = 2 when
+ * m is even: 8-byte loads from each plane), loads all N residues of them
+ * before the first is used, and writes C once. On the H200, φ = 0.5,
+ * 19 moduli, accum_ms at n = 8192 / 16384: loads inside adp_crt_entry's
+ * loop 15 ms at 8192 (serialised behind the arithmetic); loads first, V = 1
+ * 2.9 / 11.4; V = 1 at 3 blocks per SM 2.7 / 10.2; V = 2 at 2 blocks per SM
+ * (116 registers; at 3 it spills) 2.1 / 7.9, the same output bits
+ * (results/h200/adp-crt-reconstruct/). */
+template <int V>
+__global__ static void __launch_bounds__(256, 2)
+    adp_crt_reconstruct(const int32_t *cint, int64_t ldc, double *c, const unsigned long long *amax,
+                        const unsigned long long *bmax, int64_t m, int64_t n,
+                        const struct adp_crt *tabs, const struct adp_dev *dev)
 {
     struct adp_decision d = dev->decision;
     if (d.native || !d.moduli)
@@ -441,17 +446,41 @@ __global__ static void adp_crt_reconstruct(const int32_t *cint, int64_t ldc, dou
     for (int w = threadIdx.x; w < (int)(sizeof tab / 4); w += blockDim.x)
         ((uint32_t *)&tab)[w] = src[w];
     __syncthreads();
-    int64_t plane = ldc * n, i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    int64_t plane = ldc * n, i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * V;
     if (i >= m)
         return;
-    int ea = adp_scale_exponent(amax[i]);
+    int ea[V];
+    for (int v = 0; v < V; v++)
+        ea[v] = adp_scale_exponent(amax[i + v]);
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
-        int32_t residues[ADP_CRT_MAX_MODULI];
+        int32_t residues[ADP_CRT_MAX_MODULI][V];
 #pragma unroll
-        for (int t = 0; t < ADP_CRT_MAX_MODULI; t++)
-            residues[t] = t < d.moduli ? __ldcs(cint + t * plane + i + j * ldc) : 0;
-        c[i + j * m] =
-            adp_crt_entry(residues, 1, &tab, ea, adp_scale_exponent(bmax[j]), d.bits);
+        for (int t = 0; t < ADP_CRT_MAX_MODULI; t++) {
+            const int32_t *p = cint + t * plane + i + j * ldc;
+            if (t < d.moduli && V == 2) {
+                int2 pair = __ldcs((const int2 *)p);
+                residues[t][0] = pair.x;
+                residues[t][V - 1] = pair.y;
+            } else if (t < d.moduli) {
+                residues[t][0] = __ldcs(p);
+            }
+        }
+        /* adp_crt_entry's steps, the V entries side by side */
+        struct adp_crt_sum sum[V];
+        for (int v = 0; v < V; v++)
+            sum[v] = (struct adp_crt_sum){0.0, 0.0, 0.0};
+#pragma unroll
+        for (int t = 0; t < ADP_CRT_MAX_MODULI; t++) {
+            if (t >= d.moduli)
+                break;
+            for (int v = 0; v < V; v++)
+                adp_crt_add(&sum[v], residues[t][v], t, &tab);
+        }
+        int eb = adp_scale_exponent(bmax[j]);
+        for (int v = 0; v < V; v++)
+            c[i + v + j * m] = ea[v] == ADP_EXP_NONE || eb == ADP_EXP_NONE
+                                   ? 0.0
+                                   : adp_crt_finish(&sum[v], &tab, ea[v] + eb - 2 * d.bits);
     }
 }
 
@@ -528,14 +557,19 @@ static enum mpb_status enqueue_reconstruct(struct mpb_cuda_env *env, struct adp_
                                            cudaStream_t st)
 {
     const struct mpb_gemm *g = s->g;
-    /* threads along i, blocks along j: about 16 blocks per SM (132 on the
-     * H200), each over every gridDim.y-th column */
-    unsigned rows = grid_for(g->m, 256);
+    /* threads along i (V entries each), blocks along j: about 16 blocks per
+     * SM (132 on the H200), each over every gridDim.y-th column */
+    bool pairs = g->m % 2 == 0; /* ldc is a multiple of 16: 8-byte aligned pairs */
+    unsigned rows = grid_for(pairs ? g->m / 2 : g->m, 256);
     int64_t cols = 132 * 16 / rows;
     cols = cols < 1 ? 1 : cols > g->n ? g->n : cols;
     dim3 blocks(rows, (unsigned)cols);
-    adp_crt_reconstruct<<<blocks, 256, 0, st>>>(s->cint, s->ldc, (double *)g->c, s->amax,
-                                                s->bmax, g->m, g->n, s->crt, s->dev);
+    if (pairs)
+        adp_crt_reconstruct<2><<<blocks, 256, 0, st>>>(s->cint, s->ldc, (double *)g->c, s->amax,
+                                                       s->bmax, g->m, g->n, s->crt, s->dev);
+    else
+        adp_crt_reconstruct<1><<<blocks, 256, 0, st>>>(s->cint, s->ldc, (double *)g->c, s->amax,
+                                                       s->bmax, g->m, g->n, s->crt, s->dev);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
 }
