@@ -55,6 +55,7 @@
 #include <string.h>
 
 #include "../../src/cuda_check.h"
+#include "../ozaki2/ozaki2_residues.cuh"
 #include "../common/cublas_util.h"
 
 /* Device-side state of one call. */
@@ -341,34 +342,8 @@ __global__ static void adp_accum(const int32_t *cint, int64_t ldc, double *c, do
 /* ---- the CRT engine (adp_crt_arith.h) ---------------------------------- */
 
 /* Each thread turns 8 consecutive k-elements of a row (column) into 8 int8
- * residues per modulus, one 8-byte store per modulus: a warp writes whole
- * 32-byte sectors. Unrolled over the table so that each modulus is a
- * compile-time constant (mpb_oz2_residue's division by it becomes a
- * multiplication). */
-#define ADP_CRT_VEC 8
-
-__device__ static uint32_t pack_bytes(const int8_t *r)
-{
-    return (uint32_t)(uint8_t)r[0] | (uint32_t)(uint8_t)r[1] << 8 | (uint32_t)(uint8_t)r[2] << 16 |
-           (uint32_t)(uint8_t)r[3] << 24;
-}
-
-__device__ static void write_residues(const double *values, int moduli, int8_t *out,
-                                      int64_t plane)
-{
-    struct mpb_oz2_parts p[ADP_CRT_VEC];
-    for (int v = 0; v < ADP_CRT_VEC; v++)
-        p[v] = mpb_oz2_split_parts(values[v]);
-#pragma unroll
-    for (int t = 0; t < ADP_CRT_MAX_MODULI; t++) {
-        if (t >= moduli)
-            break;
-        int8_t r[ADP_CRT_VEC];
-        for (int v = 0; v < ADP_CRT_VEC; v++)
-            r[v] = mpb_oz2_residue(&p[v], t);
-        *(uint2 *)(out + t * plane) = make_uint2(pack_bytes(r), pack_bytes(r + 4));
-    }
-}
+ * residues per modulus, one 8-byte store per modulus (ozaki2_residues.cuh). */
+#define ADP_CRT_VEC MPB_OZ2_SPLIT_VEC
 
 /* A (m×k, column-major) into rows of kp residues: a tile of 32 rows × 64
  * k-elements passes through shared memory, read along i (a warp reads 32
@@ -399,7 +374,9 @@ __global__ static void __launch_bounds__(256)
     int row = threadIdx.x / (ADP_TILE_COLS / ADP_CRT_VEC);
     int c0 = threadIdx.x % (ADP_TILE_COLS / ADP_CRT_VEC) * ADP_CRT_VEC;
     if (i0 + row < m && l0 + c0 < kp)
-        write_residues(&tile[row][c0], d.moduli, out + (i0 + row) * kp + l0 + c0, m * kp);
+        mpb_oz2_write_residues8<ADP_CRT_MAX_MODULI>(&tile[row][c0], d.moduli,
+                                                    out + (i0 + row) * kp + l0 + c0,
+                                                    (size_t)(m * kp));
 }
 
 /* B (k×n, column-major): columns stay columns; 8 consecutive elements of a
@@ -420,7 +397,8 @@ __global__ static void adp_residues_b(const double *b, int64_t k, int64_t n, int
     double values[ADP_CRT_VEC];
     for (int v = 0; v < ADP_CRT_VEC; v++)
         values[v] = adp_crt_value(l + v < k ? b[l + v + j * k] : 0.0, E, d.bits);
-    write_residues(values, d.moduli, out + j * kp + l, n * kp);
+    mpb_oz2_write_residues8<ADP_CRT_MAX_MODULI>(values, d.moduli, out + j * kp + l,
+                                                (size_t)(n * kp));
 }
 
 /* C from the N INT32 planes: the constants for N go to shared memory once
@@ -717,44 +695,31 @@ static enum mpb_status capture_native_body(struct mpb_cuda_env *env, struct adp_
     return r;
 }
 
-/* The chain of diagonal bodies: body d holds diagonal d, then IF(d+1). */
-static enum mpb_status capture_diagonal_chain(struct mpb_cuda_env *env, struct adp_state *s,
-                                              const struct adp_handles *hs, cudaGraph_t body)
+/* What a chained body holds: diagonal or modulus number `i`. */
+typedef enum mpb_status (*adp_body_fn)(struct mpb_cuda_env *env, struct adp_state *s, int i);
+
+static enum mpb_status diagonal_body(struct mpb_cuda_env *env, struct adp_state *s, int d)
 {
-    enum mpb_status r = use_stream(env, s, s->body_stream);
-    if (r != MPB_STATUS_OK)
-        return r;
-    for (int d = 0; d < s->smax; d++) {
-        cudaGraph_t next = NULL;
-        MPB_CUDA_TRY(env, cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
-                                                        cudaStreamCaptureModeThreadLocal));
-        r = enqueue_diagonal(env, s, s->body_stream, d, true);
-        if (r == MPB_STATUS_OK && d + 1 < s->smax)
-            r = add_if(env, s->body_stream, hs->h[2 + d], &next);
-        MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
-        if (r != MPB_STATUS_OK)
-            return r;
-        body = next;
-    }
-    return MPB_STATUS_OK;
+    return enqueue_diagonal(env, s, s->body_stream, d, true);
 }
 
-/* The chain of modulus bodies: body t holds modulus t's GEMM, then IF(t+1);
- * handle `first` is modulus 0's. */
-static enum mpb_status capture_modulus_chain(struct mpb_cuda_env *env, struct adp_state *s,
-                                             const struct adp_handles *hs, int first,
-                                             cudaGraph_t body)
+/* A chain of `count` conditional bodies: body i holds item i, then the IF
+ * on handle first + i + 1 whose body is item i + 1; `body` is item 0's
+ * (the IF on handle first). Walking stops at the first untaken IF. */
+static enum mpb_status capture_chain(struct mpb_cuda_env *env, struct adp_state *s,
+                                     const struct adp_handles *hs, int first, int count,
+                                     adp_body_fn item, cudaGraph_t body)
 {
     enum mpb_status r = use_stream(env, s, s->body_stream);
     if (r != MPB_STATUS_OK)
         return r;
-    for (int t = 0; t < s->nmax; t++) {
+    for (int i = 0; i < count; i++) {
         cudaGraph_t next = NULL;
         MPB_CUDA_TRY(env, cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
                                                         cudaStreamCaptureModeThreadLocal));
-        r = enqueue_modulus_gemm(env, s, t);
-        if (r == MPB_STATUS_OK && t + 1 < s->nmax)
-            r = add_if(env, s->body_stream, hs->h[first + t + 1], &next);
+        r = item(env, s, i);
+        if (r == MPB_STATUS_OK && i + 1 < count)
+            r = add_if(env, s->body_stream, hs->h[first + i + 1], &next);
         MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
         if (r != MPB_STATUS_OK)
             return r;
@@ -814,9 +779,10 @@ static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
     if (r == MPB_STATUS_OK)
         r = capture_native_body(env, s, native_body);
     if (r == MPB_STATUS_OK)
-        r = capture_diagonal_chain(env, s, &hs, diag_body);
+        r = capture_chain(env, s, &hs, 1, s->smax, diagonal_body, diag_body);
     if (r == MPB_STATUS_OK && s->nmax)
-        r = capture_modulus_chain(env, s, &hs, first_modulus, modulus_body);
+        r = capture_chain(env, s, &hs, first_modulus, s->nmax, enqueue_modulus_gemm,
+                          modulus_body);
     enum mpb_status back = use_stream(env, s, st);
     r = r == MPB_STATUS_OK ? back : r;
     if (r != MPB_STATUS_OK) {

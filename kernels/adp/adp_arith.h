@@ -266,20 +266,11 @@ MPB_HD int adp_crt_budget(int n)
     }
 }
 
-/* ceil(log2 k) for k ≥ 1. */
-MPB_HD int adp_ceil_log2(int64_t k)
-{
-    int b = 0;
-    while (((int64_t)1 << b) < k)
-        b++;
-    return b;
-}
-
 /* The fewest moduli with k·2^(2W) ≤ 2^L(N); 0 when even all of them are too
  * few (the slice engine then runs). */
 MPB_HD int adp_crt_moduli(int bits, int64_t k)
 {
-    int need = 2 * bits + adp_ceil_log2(k);
+    int need = 2 * bits + mpb_ceil_log2(k);
     for (int n = 2; n <= ADP_CRT_MAX_MODULI; n++)
         if (adp_crt_budget(n) >= need)
             return n;

@@ -2,7 +2,7 @@
  * computed exactly with GMP in setup and by the host model. */
 #include "adp.h"
 
-#include <gmp.h>
+#include "../ozaki2/ozaki2_crt_gmp.h"
 
 /* The part of x at and above 2^grid: floor(x / 2^grid)·2^grid (x itself when
  * grid ≤ 0: x is an integer), as an exact double (≤ 53 significant bits by
@@ -16,10 +16,9 @@ static double take_above(mpz_t x, long grid)
         mpz_mul_2exp(part, part, (mp_bitcnt_t)grid);
     }
     mpz_sub(x, x, part);
-    long e;
-    double d = mpz_get_d_2exp(&e, part);
+    double d = mpb_oz2_mpz_exact_double(part);
     mpz_clear(part);
-    return ldexp(d, (int)e);
+    return d;
 }
 
 /* v = p1 + p2 + p3: p1 above 2^g1, p2 above 2^g2, p3 the rest, rounded. */
@@ -37,27 +36,19 @@ bool mpb_adp_crt_init(int n, struct adp_crt *tab, int *budget)
 {
     if (n < 2 || n > ADP_CRT_MAX_MODULI)
         return false;
-    mpz_t big_m, mt, mod, inv;
-    mpz_inits(big_m, mt, mod, inv, NULL);
-    mpz_set_ui(big_m, 1);
-    for (int t = 0; t < n; t++)
-        mpz_mul_ui(big_m, big_m, (unsigned long)mpb_oz2_modulus(t));
+    mpz_t big_m, mt;
+    mpz_inits(big_m, mt, NULL);
+    mpb_oz2_moduli_product(n, big_m);
     long g1 = (long)mpz_sizeinbase(big_m, 2) - 47, g2 = g1 - 40;
     *tab = (struct adp_crt){.n = n};
     for (int t = 0; t < n; t++) {
-        mpz_set_ui(mod, (unsigned long)mpb_oz2_modulus(t));
-        mpz_divexact(mt, big_m, mod);
-        mpz_invert(inv, mt, mod);
-        tab->y[t] = (int)mpz_get_ui(inv);
+        tab->y[t] = mpb_oz2_cofactor(big_m, t, mt);
         tab->y_over_m[t] = (double)tab->y[t] / mpb_oz2_modulus(t);
         split3(mt, g1, g2, &tab->h1[t], &tab->h2[t], &tab->h3[t]);
     }
     split3(big_m, g1, g2, &tab->m1, &tab->m2, &tab->m3);
     tab->inv_m = 1.0 / mpz_get_d(big_m);
-    /* L = floor(log2(M) − 1 − 1/64), as ozaki2_table.c */
-    long e;
-    double frac = mpz_get_d_2exp(&e, big_m);
-    *budget = (int)floor((double)e + log2(frac) - 1.0 - 1.0 / 64);
-    mpz_clears(big_m, mt, mod, inv, NULL);
+    *budget = mpb_oz2_budget(big_m);
+    mpz_clears(big_m, mt, NULL);
     return true;
 }

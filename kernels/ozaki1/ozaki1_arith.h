@@ -48,22 +48,13 @@
 
 enum mpb_ozaki1_format { MPB_OZAKI1_FP16 = 0, MPB_OZAKI1_INT8 = 1 };
 
-/* ⌈log2 k⌉ for k ≥ 1. */
-MPB_HD int mpb_ozaki1_ceil_log2(int64_t k)
-{
-    int b = 0;
-    while (((int64_t)1 << b) < k)
-        b++;
-    return b;
-}
-
 /* Bits per digit. FP16: k·2^β·2^β ≤ 2^⌈log2 k⌉·2^(24−⌈log2 k⌉) = 2^24, and
  * β ≤ 11 so that 2^β is an FP16 integer. Below 1 for k > 2^22: caller. */
 MPB_HD int mpb_ozaki1_beta(int format, int64_t k)
 {
     if (format == MPB_OZAKI1_INT8)
         return 7;
-    int beta = (24 - mpb_ozaki1_ceil_log2(k)) / 2;
+    int beta = (24 - mpb_ceil_log2(k)) / 2;
     return beta > 11 ? 11 : beta;
 }
 

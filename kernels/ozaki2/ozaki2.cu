@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "../../src/cuda_check.h"
+#include "ozaki2_residues.cuh"
 
 struct oz2_state {
     int n_moduli;
@@ -150,43 +151,18 @@ static __device__ double split_value(double x, unsigned long long max_bits, int 
 }
 
 /* Each split thread turns 8 consecutive k-elements of one row of A / column
- * of B into 8 int8 values per modulus, packed into one 8-byte store: a warp
- * then writes whole 32-byte sectors (one byte per thread wrote 32 bytes per
- * store instruction). */
-static const int split_vec = 8;
+ * of B into 8 int8 values per modulus, packed into one 8-byte store
+ * (ozaki2_residues.cuh). */
+static const int split_vec = MPB_OZ2_SPLIT_VEC;
 
-static __device__ unsigned pack4(int8_t a, int8_t b, int8_t c, int8_t d)
-{
-    return (unsigned)(uint8_t)a | (unsigned)(uint8_t)b << 8 | (unsigned)(uint8_t)c << 16 |
-           (unsigned)(uint8_t)d << 24;
-}
-
-/* Writes the 8 values x[0..7] (already split_value) at out: the digits
- * (DIGITS), or the residues of every modulus, plane t at out + t·stride;
- * unrolled so that each modulus is a compile-time constant. */
+/* The 8 digits of accurate mode's bound (x[v] already split_value). */
 static __device__ void write_digits8(const double *x, int8_t *out)
 {
     int8_t d[split_vec];
     for (int v = 0; v < split_vec; v++)
         d[v] = (int8_t)mpb_oz2_low_word(x[v] + MPB_OZ2_MAGIC);
-    *(uint2 *)out = make_uint2(pack4(d[0], d[1], d[2], d[3]), pack4(d[4], d[5], d[6], d[7]));
-}
-
-static __device__ void write_residues8(const double *x, int n_moduli, int8_t *out, size_t stride)
-{
-    struct mpb_oz2_parts p[split_vec];
-    for (int v = 0; v < split_vec; v++)
-        p[v] = mpb_oz2_split_parts(x[v]);
-#pragma unroll
-    for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
-        if (t >= n_moduli)
-            break;
-        int8_t r[split_vec];
-        for (int v = 0; v < split_vec; v++)
-            r[v] = mpb_oz2_residue(&p[v], t);
-        *(uint2 *)(out + (size_t)t * stride) =
-            make_uint2(pack4(r[0], r[1], r[2], r[3]), pack4(r[4], r[5], r[6], r[7]));
-    }
+    *(uint2 *)out = make_uint2(mpb_oz2_pack4(d[0], d[1], d[2], d[3]),
+                               mpb_oz2_pack4(d[4], d[5], d[6], d[7]));
 }
 
 /* Writes the 8 values x[0..7] (already split_value) at out: the digits
@@ -198,7 +174,7 @@ static __device__ void write_split8(const double *x, int n_moduli, int8_t *out, 
     if (DIGITS)
         write_digits8(x, out);
     else
-        write_residues8(x, n_moduli, out, stride);
+        mpb_oz2_write_residues8<MPB_OZ2_MAX_MODULI>(x, n_moduli, out, stride);
 }
 
 /* The split kernels run at 3 blocks of 256 per SM (≤ 85 registers, no

@@ -2,11 +2,37 @@
  * setup (see struct mpb_oz2_crt in ozaki2_arith.h for what each is). */
 #include "ozaki2.h"
 
-#include <gmp.h>
 #include <math.h>
 
-/* fp64 value of an mpz that is a multiple of 2^shift with few bits: exact. */
-static double mpz_to_double(const mpz_t x)
+#include "ozaki2_crt_gmp.h"
+
+void mpb_oz2_moduli_product(int n, mpz_t m)
+{
+    mpz_set_ui(m, 1);
+    for (int t = 0; t < n; t++)
+        mpz_mul_ui(m, m, (unsigned long)mpb_oz2_modulus(t));
+}
+
+int mpb_oz2_cofactor(const mpz_t m, int t, mpz_t mt)
+{
+    mpz_t mod, inv;
+    mpz_init_set_ui(mod, (unsigned long)mpb_oz2_modulus(t));
+    mpz_init(inv);
+    mpz_divexact(mt, m, mod);
+    mpz_invert(inv, mt, mod);
+    int y = (int)mpz_get_ui(inv);
+    mpz_clears(mod, inv, NULL);
+    return y;
+}
+
+int mpb_oz2_budget(const mpz_t m)
+{
+    long e;
+    double frac = mpz_get_d_2exp(&e, m);
+    return (int)floor((double)e + log2(frac) - 1.0 - 1.0 / 64);
+}
+
+double mpb_oz2_mpz_exact_double(const mpz_t x)
 {
     long e;
     double d = mpz_get_d_2exp(&e, x);
@@ -22,7 +48,7 @@ static void split(const mpz_t x, size_t ref_bits, int keep, double *hi, double *
     mpz_fdiv_q_2exp(h, x, shift);
     mpz_mul_2exp(h, h, shift);
     mpz_sub(l, x, h);
-    *hi = mpz_to_double(h);
+    *hi = mpb_oz2_mpz_exact_double(h);
     *lo = mpz_get_d(l); /* < 2^shift, truncated to 53 bits: the low part's rounding */
     mpz_clears(h, l, NULL);
 }
@@ -31,19 +57,14 @@ bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab)
 {
     if (n < MPB_OZ2_MIN_MODULI || n > MPB_OZ2_MAX_MODULI)
         return false;
-    mpz_t big_m, mt, mod, inv;
-    mpz_inits(big_m, mt, mod, inv, NULL);
-    mpz_set_ui(big_m, 1);
-    for (int t = 0; t < n; t++)
-        mpz_mul_ui(big_m, big_m, (unsigned long)mpb_oz2_modulus(t));
+    mpz_t big_m, mt;
+    mpz_inits(big_m, mt, NULL);
+    mpb_oz2_moduli_product(n, big_m);
     /* One 2^T for all hi_t: every M_t = M/m_t ≤ M/173 < 2^(bitlen(M)−7). */
     size_t mt_bits = mpz_sizeinbase(big_m, 2) - 7;
     tab->n = n;
     for (int t = 0; t < n; t++) {
-        mpz_set_ui(mod, (unsigned long)mpb_oz2_modulus(t));
-        mpz_divexact(mt, big_m, mod);
-        mpz_invert(inv, mt, mod);
-        tab->y[t] = (int)mpz_get_ui(inv);
+        tab->y[t] = mpb_oz2_cofactor(big_m, t, mt);
         tab->y_over_m[t] = (double)tab->y[t] / mpb_oz2_modulus(t);
         split(mt, mt_bits, 40, &tab->hi[t], &tab->lo[t]);
     }
@@ -54,11 +75,8 @@ bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab)
     }
     split(big_m, mpz_sizeinbase(big_m, 2), 48, &tab->m_hi, &tab->m_lo);
     tab->inv_m = 1.0 / mpz_get_d(big_m);
-    /* L = floor(log2(M) − 1 − 1/64): |X| < 2^L ≤ 0.4946·M keeps S/M at least
-     * 0.005 from a half-integer, against an fp64 error below 2^-45. */
-    long e;
-    double frac = mpz_get_d_2exp(&e, big_m);
-    tab->budget = (int)floor((double)e + log2(frac) - 1.0 - 1.0 / 64);
-    mpz_clears(big_m, mt, mod, inv, NULL);
+    /* the fp64 error of S/M is below 2^-45, far inside the budget's margin */
+    tab->budget = mpb_oz2_budget(big_m);
+    mpz_clears(big_m, mt, NULL);
     return true;
 }

@@ -41,10 +41,10 @@ static void test_budget_and_count(void)
             if (n) {
                 CHECK(adp_crt_budget(n) >= need, "bits=%d k=%lld: %d moduli, L=%d < %g", bits,
                       (long long)k, n, adp_crt_budget(n), need);
-                CHECK(n == 2 || adp_crt_budget(n - 1) < 2 * bits + adp_ceil_log2(k),
+                CHECK(n == 2 || adp_crt_budget(n - 1) < 2 * bits + mpb_ceil_log2(k),
                       "bits=%d k=%lld: %d moduli, %d would do", bits, (long long)k, n, n - 1);
             } else {
-                CHECK(adp_crt_budget(ADP_CRT_MAX_MODULI) < 2 * bits + adp_ceil_log2(k),
+                CHECK(adp_crt_budget(ADP_CRT_MAX_MODULI) < 2 * bits + mpb_ceil_log2(k),
                       "bits=%d k=%lld: no count, though 25 moduli cover it", bits, (long long)k);
             }
         }
