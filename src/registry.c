@@ -109,10 +109,10 @@ static const struct mpb_scheme ozaki2_int8_sp = {
  * within the bound, not bit for bit (tests/kernels/test_adp_cuda.c checks
  * the emulated path bitwise). */
 static const struct mpb_scheme adp = {
-    .name = "adp", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 1,
-    .help = "Automatic Dynamic Precision (Schwarz et al.): Ozaki-I on INT8, unsigned slices, "
-            "ESC picks the bits, NaN/Inf/subnormal and speed guardrails fall back to DGEMM; "
-            "slices = INT8 slices used",
+    .name = "adp", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 2,
+    .help = "Automatic Dynamic Precision (Schwarz et al.): ESC picks the bits, NaN/Inf/subnormal "
+            "and speed guardrails fall back to DGEMM; exact INT8 engine: CRT residues (engine=crt) "
+            "or Ozaki-I unsigned slices; slices = CRT moduli or INT8 slices used",
     .params = mpb_adp_params, .n_params = MPB_ADP_N_PARAMS,
     .check = mpb_adp_check, .cuda = &mpb_adp_cuda, .run_host = mpb_adp_host,
     .bound = mpb_adp_bound,
