@@ -37,7 +37,7 @@ void mpb_cli_run_help(void)
     puts(
 "usage: mpbench run -s SCHEME [-a KEY=VALUES]... -g GEN [-a KEY=VALUES]... --size VALUES\n"
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
-"                   [--reps N] [--warmup N] [--backend auto|cuda|host]\n"
+"                   [--reps N] [--warmup N] [--warmup-ms MS] [--backend auto|cuda|host]\n"
 "                   [--ref mpfr|dd|none] [--ref-samples N] [--dump DIR]\n"
 "                   [--csv FILE|-] [--resume] [--shard I/N] [--progress auto|always|never]\n"
 "                   [--dry-run] [--tag K=V]...\n"
@@ -54,6 +54,9 @@ void mpb_cli_run_help(void)
 "  --seed VALUES          generator seeds, integers 0..2^53 (default 1)\n"
 "  --reps N               timed calls per case (default 10 on cuda, 1 on host)\n"
 "  --warmup N             untimed calls before them (default 3 on cuda, 0 on host)\n"
+"  --warmup-ms MS         then more untimed calls until MS ms have passed since the\n"
+"                         first (default 0): the timed calls run in the clock state\n"
+"                         of sustained work (0..600000)\n"
 "  --ref R                mpfr (default): exact reference by MPFR, error and grade\n"
 "                         columns filled; dd: every entry in double-double (on\n"
 "                         the GPU with --backend cuda), checked against MPFR on\n"
@@ -357,6 +360,10 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             if (!*val || !mpb_cli_int("run", "--warmup", val, 0, 100000, &n))
                 return MPB_PARSE_ERROR;
             plan->warmup = (int)n;
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--warmup-ms"))) {
+            if (!*val || !mpb_cli_int("run", "--warmup-ms", val, 0, 600000, &n))
+                return MPB_PARSE_ERROR;
+            plan->warmup_ms = (int)n;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--backend"))) {
             if (!*val || !parse_choice("--backend", val, backends, &choice))
                 return MPB_PARSE_ERROR;

@@ -200,6 +200,7 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     struct mpb_runner runner = {.impl = impl, .env = st->env, .keep_data = plan->ref != MPB_REF_NONE || plan->dump_dir};
     runner.warmup = plan->warmup >= 0 ? plan->warmup : impl == MPB_IMPL_CUDA ? 3 : 0;
     runner.reps = plan->reps >= 0 ? plan->reps : impl == MPB_IMPL_CUDA ? 10 : 1;
+    runner.warmup_ms = plan->warmup_ms;
     if (!mpb_plan_expand(plan, impl, &st->cases, &st->n_cases, why, sizeof why)) {
         mpb_cli_error("run", "%s", why);
         return MPB_EXIT_USAGE;

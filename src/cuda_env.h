@@ -75,13 +75,15 @@ enum mpb_phase { MPB_PHASE_SPLIT = 0, MPB_PHASE_GEMM, MPB_PHASE_ACCUM, MPB_PHASE
 struct mpb_phase_clock;
 void mpb_phase_mark(struct mpb_phase_clock *clock, enum mpb_phase phase);
 
-/* Times of `reps` calls of scheme->run after `warmup` untimed ones, events
- * around each call; then one instrumented call for the phases (ms, NaN for
- * a phase the scheme never marked). `times_ms` has `reps` entries. */
+/* Times of `reps` calls of scheme->run after `warmup` untimed ones, and
+ * after more untimed ones until `warmup_ms` ms have passed since the first
+ * (0: none), events around each timed call; then one instrumented call for
+ * the phases (ms, NaN for a phase the scheme never marked). `times_ms` has
+ * `reps` entries. */
 struct mpb_scheme_cuda;
 enum mpb_status mpb_cuda_time(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
-                              void *state, const struct mpb_gemm *g, int warmup, int reps,
-                              double *times_ms, double phase_ms[MPB_PHASE_COUNT]);
+                              void *state, const struct mpb_gemm *g, int warmup, int warmup_ms,
+                              int reps, double *times_ms, double phase_ms[MPB_PHASE_COUNT]);
 
 #ifdef __cplusplus
 }

@@ -38,6 +38,7 @@ struct mpb_plan {
     int n_gens;
     struct mpb_int_list sizes, ms, ns, ks, seeds;
     int warmup, reps;        /* -1: the backend's default */
+    int warmup_ms;           /* > 0: untimed calls go on until this many ms have passed */
     enum mpb_backend_choice backend;
     enum mpb_ref_choice ref;
     int64_t ref_samples;     /* random entries checked above the full-check size */

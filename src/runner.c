@@ -77,11 +77,14 @@ static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struc
         snprintf(res->note, sizeof res->note, "out of host memory");
         goto done;
     }
-    for (int i = 0; i < r->warmup + r->reps && res->status == MPB_STATUS_OK; i++) {
+    double w0 = now_ms();
+    for (int i = 0; (i < r->warmup || now_ms() - w0 < r->warmup_ms) && res->status == MPB_STATUS_OK;
+         i++)
+        res->status = c->scheme->run_host(&g, c->sp, &res->info);
+    for (int i = 0; i < r->reps && res->status == MPB_STATUS_OK; i++) {
         double t0 = now_ms();
         res->status = c->scheme->run_host(&g, c->sp, &res->info);
-        if (i >= r->warmup)
-            times[i - r->warmup] = now_ms() - t0;
+        times[i] = now_ms() - t0;
     }
     if (res->status == MPB_STATUS_OK) {
         res->time_ms = mpb_timing_stats(times, r->reps);
@@ -158,7 +161,8 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
         snprintf(res->note, sizeof res->note, "out of host memory");
         goto done;
     }
-    if (mpb_cuda_time(env, ops, state, &g, r->warmup, r->reps, times, res->phase_ms) != MPB_STATUS_OK) {
+    if (mpb_cuda_time(env, ops, state, &g, r->warmup, r->warmup_ms, r->reps, times,
+                      res->phase_ms) != MPB_STATUS_OK) {
         cuda_failure(r, res, "timed calls");
         goto done;
     }

@@ -13,6 +13,7 @@ struct mpb_runner {
     enum mpb_impl impl;
     struct mpb_cuda_env *env; /* NULL on the host backend */
     int warmup, reps;
+    int warmup_ms;            /* untimed calls go on until this many ms have passed (0: none) */
     bool keep_data;           /* hand A, B and C back in host memory (selftest, reference) */
 };
 

@@ -34,6 +34,8 @@ expect 2 "--size '0'" -- run -s dgemm -g uniform --size 0
 expect 2 "--size '-4'" -- run -s dgemm -g uniform --size -4
 expect 2 "range '4:1' is empty" -- run -s dgemm -g uniform --size 4:1
 expect 2 "--reps 'x'" -- run -s dgemm -g uniform --size 8 --reps x
+expect 2 "--warmup-ms '-5'" -- run -s dgemm -g uniform --size 8 --warmup-ms -5
+expect 2 "--warmup-ms '700000'" -- run -s dgemm -g uniform --size 8 --warmup-ms 700000
 expect 2 "--backend 'gpu'" -- run -s dgemm -g uniform --size 8 --backend gpu
 expect 2 "--shard '2/2'" -- run -s dgemm -g uniform --size 8 --shard 2/2
 expect 2 "unknown option '--bogus'" -- run -s dgemm -g uniform --size 8 --bogus
@@ -59,6 +61,16 @@ grep -q '"purpose": "test"' "$CSV.meta.json" || { echo "FAIL: tag not in meta.js
 if grep -v '^schema_version' "$CSV" | grep -qv ',host,'; then
     echo "FAIL: a row without impl=host"; fails=$((fails + 1))
 fi
+grep -q '"warmup_ms": 0,' "$CSV.meta.json" || { echo "FAIL: warmup_ms 0 not in meta.json"; fails=$((fails + 1)); }
+
+# --warmup-ms: untimed calls go on until that long has passed, per case (two
+# cases of a 1x1 product: at least 0.6 s of warm-up in all), and meta.json
+# records it.
+start=$(date +%s%N)
+expect 0 "TFLOP/s" -- run -s dgemm -g uniform --size 1 --seed 1,2 --backend host --warmup-ms 300 --csv "$TMP/w.csv"
+took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$took_ms" -ge 600 ] || { echo "FAIL: --warmup-ms 300 on two cases took $took_ms ms"; fails=$((fails + 1)); }
+grep -q '"warmup_ms": 300,' "$TMP/w.csv.meta.json" || { echo "FAIL: warmup_ms 300 not in meta.json"; fails=$((fails + 1)); }
 
 # --resume runs nothing new; a partial last line is dropped and rerun.
 expect 0 "18 cases already in" -- run -s dgemm,sgemm,fp16 -g phi -a phi=0.5,2 --size 1,7,33 --backend host --csv "$CSV" --resume

@@ -53,7 +53,7 @@ static bool run_gpu(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
     double times[2], phase[MPB_PHASE_COUNT];
     *info = (struct mpb_scheme_info){.slices = -1, .fallback = -1};
     ok = ok && ops->setup(env, &g, params, &state) == MPB_STATUS_OK;
-    ok = ok && mpb_cuda_time(env, ops, state, &g, 1, 2, times, phase) == MPB_STATUS_OK;
+    ok = ok && mpb_cuda_time(env, ops, state, &g, 1, 0, 2, times, phase) == MPB_STATUS_OK;
     ok = ok && (!ops->report || ops->report(env, state, info) == MPB_STATUS_OK);
     ok = ok && mpb_cuda_download(env, c, dc, sizeof(double) * (size_t)(m * n)) == MPB_STATUS_OK;
     CHECK(ok, "%lldx%lldx%lld: %s", (long long)m, (long long)n, (long long)k,
