@@ -178,10 +178,14 @@ __global__ static void adp_scan_b(const double *b, int64_t n, int64_t k, int blo
     hi = __reduce_max_sync(0xFFFFFFFFu, hi);
     lo = __reduce_min_sync(0xFFFFFFFFu, lo);
     special = __any_sync(0xFFFFFFFFu, special);
-    for (int off = 16; off > 0; off /= 2) {
-        unsigned long long other = __shfl_xor_sync(0xFFFFFFFFu, max_bits, off);
-        max_bits = other > max_bits ? other : max_bits;
-    }
+    /* the 64-bit maximum as two 32-bit reductions: the high words, then
+     * the low words of the lanes that hold the top high word (with five
+     * 64-bit shuffles the kernel took 0.29 ms at n = 8192 on the H200,
+     * with these 0.26; ncu, results/h200/adp-split-kernels/) */
+    unsigned top = __reduce_max_sync(0xFFFFFFFFu, (unsigned)(max_bits >> 32));
+    unsigned low = __reduce_max_sync(0xFFFFFFFFu,
+                                     (unsigned)(max_bits >> 32) == top ? (unsigned)max_bits : 0u);
+    max_bits = (unsigned long long)top << 32 | low;
     if (lane)
         return;
     sy[beta * n + j] = pack16(lo, hi);
@@ -194,15 +198,25 @@ __global__ static void adp_scan_b(const double *b, int64_t n, int64_t k, int blo
 #define ESC_TILE 128
 #define ESC_CHUNK 16
 
+/* Thread q's e-th row (column) of an ESC tile: two runs of 4, 64 apart, so
+ * that each run is one 16-byte shared load and the 16 threads of a half-warp
+ * read 256 consecutive bytes (no bank conflict). */
+__device__ static int esc_offset(int q, int e)
+{
+    return e / 4 * (ESC_TILE / 2) + q * 4 + e % 4;
+}
+
 /* The coarsened ESC (paper §4) as a max-plus "GEMM" over the summaries: a
- * 128×128 tile of (i, j) per 256 threads, 8×8 entries each; the max of
- * adp_esc_of over the tile goes to dev->esc by atomicMax. */
+ * 128×128 tile of (i, j) per 256 threads, 8×8 entries each (esc_offset):
+ * per block of k, four 16-byte shared loads feed 64 DPX operations (16
+ * 4-byte loads took 0.90 ms at n = 8192 on the H200, these 0.84; ncu); the
+ * max of adp_esc_of over the tile goes to dev->esc by atomicMax. */
 __global__ static void __launch_bounds__(256)
     adp_esc(const uint32_t *sx, const uint32_t *sy, const unsigned long long *amax,
             const unsigned long long *bmax, int64_t m, int64_t n, int64_t blocks,
             struct adp_dev *dev)
 {
-    __shared__ uint32_t xs[ESC_CHUNK][ESC_TILE], ys[ESC_CHUNK][ESC_TILE];
+    __shared__ __align__(16) uint32_t xs[ESC_CHUNK][ESC_TILE], ys[ESC_CHUNK][ESC_TILE];
     int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
     int64_t i0 = (int64_t)blockIdx.y * ESC_TILE, j0 = (int64_t)blockIdx.x * ESC_TILE;
     uint32_t acc[8][8];
@@ -218,11 +232,12 @@ __global__ static void __launch_bounds__(256)
         }
         __syncthreads();
         for (int bb = 0; bb < ESC_CHUNK; bb++) {
-            uint32_t x[8], y[8];
-            for (int r = 0; r < 8; r++)
-                x[r] = xs[bb][ty + 16 * r];
-            for (int c = 0; c < 8; c++)
-                y[c] = ys[bb][tx + 16 * c];
+            uint4 x0 = *(const uint4 *)&xs[bb][esc_offset(ty, 0)];
+            uint4 x1 = *(const uint4 *)&xs[bb][esc_offset(ty, 4)];
+            uint4 y0 = *(const uint4 *)&ys[bb][esc_offset(tx, 0)];
+            uint4 y1 = *(const uint4 *)&ys[bb][esc_offset(tx, 4)];
+            uint32_t x[8] = {x0.x, x0.y, x0.z, x0.w, x1.x, x1.y, x1.z, x1.w};
+            uint32_t y[8] = {y0.x, y0.y, y0.z, y0.w, y1.x, y1.y, y1.z, y1.w};
             for (int r = 0; r < 8; r++)
                 for (int c = 0; c < 8; c++)
                     acc[r][c] = __viaddmax_s16x2(x[r], y[c], acc[r][c]);
@@ -231,12 +246,12 @@ __global__ static void __launch_bounds__(256)
     }
     int worst = 0;
     for (int r = 0; r < 8; r++) {
-        int64_t i = i0 + ty + 16 * r;
+        int64_t i = i0 + esc_offset(ty, r);
         if (i >= m)
             continue;
         int ea = adp_exponent_of_bits(amax[i]);
         for (int c = 0; c < 8; c++) {
-            int64_t j = j0 + tx + 16 * c;
+            int64_t j = j0 + esc_offset(tx, c);
             if (j >= n)
                 continue;
             int z = adp_imax((int16_t)(acc[r][c] >> 16), (int16_t)(acc[r][c] & 0xFFFFu));
@@ -264,8 +279,13 @@ __global__ static void adp_decide_kernel(struct adp_config cfg, struct adp_dev *
 }
 
 /* Slices of `count` vectors of length k (element l of vector i at
- * x[i·ld_i + l·ld_l]); a warp per vector and 32 consecutive l, 8 vectors
- * per block; digit p of vector i at out[i·smax·kp + first + p·step]. */
+ * x[i·ld_i + l·ld_l]); a warp per vector and 32 consecutive l, tiles of 8
+ * vectors walked by a grid of at most ADP_SLICE_GRID blocks; digit p of
+ * vector i at out[i·smax·kp + first + p·step]. The grid is bounded because
+ * the kernel also runs when the decision picks the CRT engine or native
+ * DGEMM, and returns at once: one block per tile made that no-op cost
+ * 0.16 ms per operand at n = 8192 on the H200 (262144 blocks, ncu). */
+#define ADP_SLICE_GRID (132 * 16)
 __global__ static void adp_slice_kernel(const double *x, int64_t ld_i, int64_t ld_l, int64_t count,
                                         int64_t k, const unsigned long long *xmax, int8_t *out,
                                         int smax, int64_t kp, int64_t first, int64_t step,
@@ -274,13 +294,14 @@ __global__ static void adp_slice_kernel(const double *x, int64_t ld_i, int64_t l
     struct adp_decision d = dev->decision;
     if (d.native || !d.slices)
         return;
-    int64_t segs = (k + 31) / 32;
-    int64_t i = (int64_t)(blockIdx.x / segs) * 8 + threadIdx.x / 32;
-    int64_t l = (int64_t)(blockIdx.x % segs) * 32 + threadIdx.x % 32;
-    if (i >= count || l >= k)
-        return;
-    adp_slice(x[i * ld_i + l * ld_l], adp_scale_exponent(xmax[i]), d.slices,
-              out + i * smax * kp + first + l, step);
+    int64_t segs = (k + 31) / 32, tiles = (count + 7) / 8 * segs;
+    for (int64_t tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int64_t i = tile / segs * 8 + threadIdx.x / 32;
+        int64_t l = tile % segs * 32 + threadIdx.x % 32;
+        if (i < count && l < k)
+            adp_slice(x[i * ld_i + l * ld_l], adp_scale_exponent(xmax[i]), d.slices,
+                      out + i * smax * kp + first + l, step);
+    }
 }
 
 /* INT8 GEMMs whose INT32 results one accumulation pass adds. One pass per
@@ -353,7 +374,10 @@ __global__ static void adp_accum(const int32_t *cint, int64_t ldc, double *c, do
 #define ADP_TILE_ROWS 32
 #define ADP_TILE_COLS 64
 
-__global__ static void __launch_bounds__(256)
+/* At most 80 registers (no spill) for 3 blocks per SM: with 95 and 2 it
+ * took 0.74 ms at n = 8192 on the H200, with 80 and 3 0.68 (ncu). */
+
+__global__ static void __launch_bounds__(256, 3)
     adp_residues_a(const double *a, int64_t m, int64_t k, int64_t kp,
                    const unsigned long long *amax, int8_t *out, const struct adp_dev *dev)
 {
@@ -492,16 +516,21 @@ static enum mpb_status enqueue_scan_esc(struct mpb_cuda_env *env, struct adp_sta
     return MPB_STATUS_OK;
 }
 
+static unsigned slice_grid(int64_t tiles)
+{
+    return (unsigned)(tiles < ADP_SLICE_GRID ? tiles : ADP_SLICE_GRID);
+}
+
 static enum mpb_status enqueue_slicing(struct mpb_cuda_env *env, struct adp_state *s,
                                        cudaStream_t st)
 {
     const struct mpb_gemm *g = s->g;
     int64_t segs = (g->k + 31) / 32;
-    adp_slice_kernel<<<grid_for((g->m + 7) / 8 * segs, 1), 256, 0, st>>>(
+    adp_slice_kernel<<<slice_grid((g->m + 7) / 8 * segs), 256, 0, st>>>(
         (const double *)g->a, 1, g->m, g->m, g->k, s->amax, s->as, s->smax, s->kp, 0, s->kp,
         s->dev);
     MPB_LAUNCH_CHECK(env);
-    adp_slice_kernel<<<grid_for((g->n + 7) / 8 * segs, 1), 256, 0, st>>>(
+    adp_slice_kernel<<<slice_grid((g->n + 7) / 8 * segs), 256, 0, st>>>(
         (const double *)g->b, g->k, 1, g->n, g->k, s->bmax, s->bs, s->smax, s->kp,
         (int64_t)(s->smax - 1) * s->kp, -s->kp, s->dev);
     MPB_LAUNCH_CHECK(env);
