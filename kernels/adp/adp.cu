@@ -118,6 +118,11 @@ static const double one = 1.0, zero = 0.0;
 
 /* ---- kernels ------------------------------------------------------------ */
 
+/* Grid size of the kernels that walk their work in a loop (slicing,
+ * accumulation, reconstruction): about 16 blocks of 256 threads per SM of
+ * the H200 (132 SMs). */
+#define ADP_GRID_CAP (132 * 16)
+
 /* Max-plus operands in 16-bit halves: X = (Max_x, Min_x), Y = (Min_y,
  * Max_y), so X + Y = (Max_x + Min_y, Min_x + Max_y), the two candidates of
  * adp_block_estimate, and one __viaddmax_s16x2 (Hopper DPX) folds both into
@@ -280,12 +285,11 @@ __global__ static void adp_decide_kernel(struct adp_config cfg, struct adp_dev *
 
 /* Slices of `count` vectors of length k (element l of vector i at
  * x[i·ld_i + l·ld_l]); a warp per vector and 32 consecutive l, tiles of 8
- * vectors walked by a grid of at most ADP_SLICE_GRID blocks; digit p of
+ * vectors walked by a grid of at most ADP_GRID_CAP blocks; digit p of
  * vector i at out[i·smax·kp + first + p·step]. The grid is bounded because
  * the kernel also runs when the decision picks the CRT engine or native
  * DGEMM, and returns at once: one block per tile made that no-op cost
  * 0.16 ms per operand at n = 8192 on the H200 (262144 blocks, ncu). */
-#define ADP_SLICE_GRID (132 * 16)
 __global__ static void adp_slice_kernel(const double *x, int64_t ld_i, int64_t ld_l, int64_t count,
                                         int64_t k, const unsigned long long *xmax, int8_t *out,
                                         int smax, int64_t kp, int64_t first, int64_t step,
@@ -516,9 +520,10 @@ static enum mpb_status enqueue_scan_esc(struct mpb_cuda_env *env, struct adp_sta
     return MPB_STATUS_OK;
 }
 
-static unsigned slice_grid(int64_t tiles)
+/* `blocks`, at most ADP_GRID_CAP (at least 1). */
+static unsigned capped_grid(int64_t blocks)
 {
-    return (unsigned)(tiles < ADP_SLICE_GRID ? tiles : ADP_SLICE_GRID);
+    return (unsigned)(blocks < 1 ? 1 : blocks < ADP_GRID_CAP ? blocks : ADP_GRID_CAP);
 }
 
 static enum mpb_status enqueue_slicing(struct mpb_cuda_env *env, struct adp_state *s,
@@ -526,11 +531,11 @@ static enum mpb_status enqueue_slicing(struct mpb_cuda_env *env, struct adp_stat
 {
     const struct mpb_gemm *g = s->g;
     int64_t segs = (g->k + 31) / 32;
-    adp_slice_kernel<<<slice_grid((g->m + 7) / 8 * segs), 256, 0, st>>>(
+    adp_slice_kernel<<<capped_grid((g->m + 7) / 8 * segs), 256, 0, st>>>(
         (const double *)g->a, 1, g->m, g->m, g->k, s->amax, s->as, s->smax, s->kp, 0, s->kp,
         s->dev);
     MPB_LAUNCH_CHECK(env);
-    adp_slice_kernel<<<slice_grid((g->n + 7) / 8 * segs), 256, 0, st>>>(
+    adp_slice_kernel<<<capped_grid((g->n + 7) / 8 * segs), 256, 0, st>>>(
         (const double *)g->b, g->k, 1, g->n, g->k, s->bmax, s->bs, s->smax, s->kp,
         (int64_t)(s->smax - 1) * s->kp, -s->kp, s->dev);
     MPB_LAUNCH_CHECK(env);
@@ -564,11 +569,11 @@ static enum mpb_status enqueue_reconstruct(struct mpb_cuda_env *env, struct adp_
                                            cudaStream_t st)
 {
     const struct mpb_gemm *g = s->g;
-    /* threads along i (V entries each), blocks along j: about 16 blocks per
-     * SM (132 on the H200), each over every gridDim.y-th column */
+    /* threads along i (V entries each), blocks along j: ADP_GRID_CAP blocks
+     * in all, each over every gridDim.y-th column */
     bool pairs = g->m % 2 == 0; /* ldc is a multiple of 16: 8-byte aligned pairs */
     unsigned rows = grid_for(pairs ? g->m / 2 : g->m, 256);
-    int64_t cols = 132 * 16 / rows;
+    int64_t cols = ADP_GRID_CAP / rows;
     cols = cols < 1 ? 1 : cols > g->n ? g->n : cols;
     dim3 blocks(rows, (unsigned)cols);
     if (pairs)
@@ -610,9 +615,7 @@ static enum mpb_status enqueue_accum(struct mpb_cuda_env *env, struct adp_state 
                                      cudaStream_t st, const struct adp_acc_pass *pass)
 {
     const struct mpb_gemm *g = s->g;
-    int64_t entries = g->m * g->n;
-    unsigned blocks = grid_for(entries, 256);
-    blocks = blocks < 132u * 16u ? blocks : 132u * 16u;
+    unsigned blocks = capped_grid(grid_for(g->m * g->n, 256));
     adp_accum<<<blocks, 256, 0, st>>>(s->cint, s->ldc, (double *)g->c, s->lo, s->amax, s->bmax,
                                       g->m, g->n, *pass, s->dev);
     MPB_LAUNCH_CHECK(env);
