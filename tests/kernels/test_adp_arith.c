@@ -13,17 +13,8 @@
 #include <stdlib.h>
 
 #include "../check.h"
+#include "../rng.h"
 #include "adp/adp_arith.h"
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Du;
-}
 
 static double rng_unit(void) /* [1, 2) with 52 random fraction bits */
 {

@@ -11,17 +11,9 @@
 #include <stdlib.h>
 
 #include "../check.h"
+#define TEST_RNG_SEED 0x2545F4914F6CDD1Dull
+#include "../rng.h"
 #include "adp/adp.h"
-
-static uint64_t rng_state = 0x2545F4914F6CDD1Dull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 static void test_budget_and_count(void)
 {
@@ -61,13 +53,13 @@ static void random_x(mpz_t x, gmp_randstate_t gs, int budget, int kind)
     if (kind == 0) {
         mpz_urandomb(x, gs, (mp_bitcnt_t)budget);
     } else if (kind == 1) {
-        mpz_urandomb(x, gs, 1 + (mp_bitcnt_t)(rng() % (uint64_t)budget));
+        mpz_urandomb(x, gs, 1 + (mp_bitcnt_t)(rng_next() % (uint64_t)budget));
     } else {
         mpz_set_ui(x, 1);
         mpz_mul_2exp(x, x, (mp_bitcnt_t)budget);
-        mpz_sub_ui(x, x, 1 + rng() % 1000);
+        mpz_sub_ui(x, x, 1 + rng_next() % 1000);
     }
-    if (rng() & 1)
+    if (rng_next() & 1)
         mpz_neg(x, x);
 }
 
@@ -92,10 +84,10 @@ static void test_reconstruction(void)
             for (int t = 0; t < n; t++) {
                 int m = mpb_oz2_modulus(t);
                 /* any representative: what an INT32 GEMM may return */
-                int64_t wrap = (int64_t)(rng() % (2 * (INT32_MAX / m) - 2)) - (INT32_MAX / m - 1);
+                int64_t wrap = (int64_t)(rng_next() % (2 * (INT32_MAX / m) - 2)) - (INT32_MAX / m - 1);
                 c[t] = (int32_t)((long)mpz_fdiv_ui(x, (unsigned long)m) + wrap * m);
             }
-            int ea = (int)(rng() % 40) - 20, eb = (int)(rng() % 40) - 20, bits = 60;
+            int ea = (int)(rng_next() % 40) - 20, eb = (int)(rng_next() % 40) - 20, bits = 60;
             double got = ldexp(adp_crt_entry(c, 1, &tab, ea, eb, bits), 2 * bits - ea - eb);
             /* |got − X| exactly: got is an integer when |got| ≥ 2^52 */
             mpz_t g;
@@ -122,9 +114,9 @@ static void test_reconstruction(void)
 static void test_value_matches_slices(void)
 {
     for (int it = 0; it < 100000; it++) {
-        int s = 2 + (int)(rng() % 10), bits = 8 * s - 1;
-        double max = ldexp(1.0 + (double)(rng() >> 12) * 0x1p-52, (int)(rng() % 200) - 100);
-        double x = max * ((double)(rng() >> 11) * 0x1p-53) * (rng() & 1 ? 1 : -1);
+        int s = 2 + (int)(rng_next() % 10), bits = 8 * s - 1;
+        double max = ldexp(1.0 + (double)(rng_next() >> 12) * 0x1p-52, (int)(rng_next() % 200) - 100);
+        double x = max * ((double)(rng_next() >> 11) * 0x1p-53) * (rng_next() & 1 ? 1 : -1);
         uint64_t max_bits = adp_bits_of(max);
         int E = adp_scale_exponent(max_bits);
         int8_t digits[ADP_MAX_SLICES];

@@ -13,6 +13,7 @@
 
 #include "../check.h"
 #include "../elem.h"
+#include "../rng.h"
 #include "native/native.h"
 
 typedef enum mpb_status (*host_fn)(const struct mpb_gemm *, const double *,
@@ -32,17 +33,6 @@ static const struct model {
     {"bf16", MPB_TARGET_FP32, mpb_bf16_host, mpb_bf16_bound},
 };
 #define N_MODELS (int)(sizeof models / sizeof models[0])
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15u;
-
-/* xorshift64*: independent of generators/, which has its own tests. */
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Du;
-}
 
 static double rng_uniform(void) /* [-1, 1) with 53 random bits */
 {

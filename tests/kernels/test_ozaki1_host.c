@@ -15,19 +15,12 @@
 
 #include "../check.h"
 #include "../elem.h"
+#define TEST_RNG_SEED 0x243F6A8885A308D3ull
+#include "../rng.h"
 #include "generators.h"
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
 #include "reference.h"
-
-static uint64_t rng_state = 0x243F6A8885A308D3u;
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 0x2545F4914F6CDD1Du;
-}
 
 static void check_digits(int format, int64_t k)
 {

@@ -8,17 +8,8 @@
 #include <stdlib.h>
 
 #include "../check.h"
+#include "../rng.h"
 #include "ozaki2/ozaki2.h"
-
-static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
-
-static uint64_t rng(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
 
 static int gcd(int a, int b)
 {
@@ -55,18 +46,18 @@ static void test_moduli(void)
 static void test_residues(void)
 {
     for (int it = 0; it < 200000; it++) {
-        int bits = 1 + (int)(rng() % 104);
-        uint64_t hi = rng() & (bits > 52 ? ((1ull << (bits - 52)) - 1) : 0);
-        uint64_t lo = rng() & ((1ull << (bits < 52 ? bits : 52)) - 1);
+        int bits = 1 + (int)(rng_next() % 104);
+        uint64_t hi = rng_next() & (bits > 52 ? ((1ull << (bits - 52)) - 1) : 0);
+        uint64_t lo = rng_next() & ((1ull << (bits < 52 ? bits : 52)) - 1);
         /* a double: at most 53 significant bits, so round the integer to them */
         double x = ldexp((double)hi, 52) + (double)lo;
-        if (rng() & 1)
+        if (rng_next() & 1)
             x = -x;
         if (fabs(x) >= 0x1p104)
             continue;
         x = trunc(x);
         __int128 xi = (__int128)ldexp(x, 0);
-        int t = (int)(rng() % MPB_OZ2_TABLE_MODULI), m = mpb_oz2_modulus(t);
+        int t = (int)(rng_next() % MPB_OZ2_TABLE_MODULI), m = mpb_oz2_modulus(t);
         struct mpb_oz2_parts parts = mpb_oz2_split_parts(x);
         __int128 back = (__int128)parts.hi * ((__int128)1 << 70) + (__int128)parts.mid * ((__int128)1 << 35) +
                         (__int128)(parts.lo_biased - MPB_OZ2_MAGIC);
@@ -111,22 +102,22 @@ static void test_crt(void)
             if (kind == 0)
                 mpz_urandomb(x, gs, (mp_bitcnt_t)tab.budget);
             else if (kind == 1)
-                mpz_urandomb(x, gs, 1 + (mp_bitcnt_t)(rng() % (tab.budget < 60 ? tab.budget : 60)));
+                mpz_urandomb(x, gs, 1 + (mp_bitcnt_t)(rng_next() % (tab.budget < 60 ? tab.budget : 60)));
             else {
                 mpz_set_ui(x, 1);
                 mpz_mul_2exp(x, x, (mp_bitcnt_t)tab.budget);
-                mpz_sub_ui(x, x, 1 + rng() % 1000);
+                mpz_sub_ui(x, x, 1 + rng_next() % 1000);
             }
-            if (rng() & 1)
+            if (rng_next() & 1)
                 mpz_neg(x, x);
             int32_t c[MPB_OZ2_MAX_MODULI];
             for (int t = 0; t < n; t++) {
                 int m = mpb_oz2_modulus(t);
                 long res = (long)mpz_fdiv_ui(x, (unsigned long)m);
-                int64_t wrap = (int64_t)(rng() % (2 * (INT32_MAX / m) - 2)) - (INT32_MAX / m - 1);
+                int64_t wrap = (int64_t)(rng_next() % (2 * (INT32_MAX / m) - 2)) - (INT32_MAX / m - 1);
                 c[t] = (int32_t)(res + wrap * m);
             }
-            int shift = (int)(rng() % 200) - 100;
+            int shift = (int)(rng_next() % 200) - 100;
             double got = mpb_oz2_reconstruct(c, 1, &tab, shift);
             double unscaled = ldexp(got, shift);
             mpz_set_d(r, unscaled); /* exact: |X| ≥ 2^53 makes it an integer; below, compare in double */
