@@ -14,7 +14,7 @@
 #define MPB_GEN_BIJ_H
 
 #include <stdint.h>
-#include "../kernels/common/mpb_hd.h"
+#include "mpb_hd.h"
 
 #define MPB_BIJ_ROUNDS 4
 

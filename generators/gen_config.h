@@ -4,8 +4,8 @@
 #define MPB_GEN_CONFIG_H
 
 #include <stdint.h>
-#include "../src/gemm.h"
-#include "../src/param.h"
+#include "gemm.h"
+#include "param.h"
 #include "gen_bij.h"
 
 enum mpb_gen_kind {

@@ -27,7 +27,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "../kernels/common/mpb_hd.h"
+#include "mpb_hd.h"
 #include "gen_bij.h"
 #include "gen_config.h"
 #include "gen_math.h"

@@ -6,7 +6,7 @@
 #include "generators.h"
 
 #include "gen_element.h"
-#include "../src/cuda_check.h"
+#include "cuda_check.h"
 
 __global__ void mpb_gen_fill_kernel(const struct mpb_gen_config cfg, enum mpb_operand which,
                                     void *dst, int64_t rows, int64_t total)

@@ -15,7 +15,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "../kernels/common/mpb_hd.h"
+#include "mpb_hd.h"
 
 MPB_HD uint64_t mpb_gm_bits(double x)
 {

@@ -8,9 +8,9 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../src/gemm.h"
-#include "../src/param.h"
-#include "../src/status.h"
+#include "gemm.h"
+#include "param.h"
+#include "status.h"
 #include "gen_config.h"
 
 #ifdef __cplusplus

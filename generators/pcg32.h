@@ -14,7 +14,7 @@
 #define MPB_PCG32_H
 
 #include <stdint.h>
-#include "../kernels/common/mpb_hd.h"
+#include "mpb_hd.h"
 
 #define MPB_PCG32_MULT 6364136223846793005ULL
 

@@ -14,7 +14,7 @@
 
 #include <limits.h>
 
-#include "../src/cuda_check.h"
+#include "cuda_check.h"
 #include "ref_dd_arith.h"
 
 #define DD_TILE 64                /* C tile side per block */

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "reference.h"
-#include "../src/status.h"
+#include "status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -24,7 +24,7 @@
 #define MPB_REF_DD_ARITH_H
 
 #include <math.h>
-#include "../kernels/common/mpb_hd.h"
+#include "mpb_hd.h"
 
 struct mpb_dd {
     double hi, lo;

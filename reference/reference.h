@@ -6,8 +6,8 @@
 
 #include <stdbool.h>
 #include <stdint.h>
-#include "../generators/gen_config.h"
-#include "../src/gemm.h"
+#include "gen_config.h"
+#include "gemm.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -48,15 +48,15 @@
  * decision=auto with a shape where even the fewest slices lose to DGEMM
  * (adp_native_by_shape; every shape on an H200) skips all of this: run()
  * is one cublasDgemm. */
-#include "adp.h"
+#include "adp/adp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/cuda_check.h"
-#include "../ozaki2/ozaki2_residues.cuh"
-#include "../common/cublas_util.h"
+#include "cuda_check.h"
+#include "ozaki2/ozaki2_residues.cuh"
+#include "common/cublas_util.h"
 
 /* Device-side state of one call. */
 struct adp_dev {

@@ -19,11 +19,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../../src/cuda_env.h"
-#include "../../src/gemm.h"
-#include "../../src/param.h"
-#include "../../src/registry.h"
-#include "adp_crt_arith.h"
+#include "cuda_env.h"
+#include "gemm.h"
+#include "param.h"
+#include "scheme.h"
+#include "adp/adp_crt_arith.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -24,8 +24,8 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "../common/mpb_hd.h"
-#include "../ozaki2/ozaki2_arith.h"
+#include "mpb_hd.h"
+#include "ozaki2/ozaki2_arith.h"
 
 /* The most slices any setting can ask for: bits ≤ 255 → s ≤ 32. */
 #define ADP_MAX_SLICES 32

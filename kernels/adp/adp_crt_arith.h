@@ -24,7 +24,7 @@
 
 #include <math.h>
 #include <stdint.h>
-#include "adp_arith.h"
+#include "adp/adp_arith.h"
 
 /* The W-bit fixed-point integer of x in a row (column) with scale exponent
  * E, as an integer-valued double: RNE(x·2^(W−E)) (ties to even, the value

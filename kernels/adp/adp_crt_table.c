@@ -1,8 +1,8 @@
 /* The constants of adp's CRT engine (struct adp_crt in adp_crt_arith.h),
  * computed exactly with GMP in setup and by the host model. */
-#include "adp.h"
+#include "adp/adp.h"
 
-#include "../ozaki2/ozaki2_crt_gmp.h"
+#include "ozaki2/ozaki2_crt_gmp.h"
 
 /* The part of x at and above 2^grid: floor(x / 2^grid)·2^grid (x itself when
  * grid ≤ 0: x is an integer), as an exact double (≤ 53 significant bits by

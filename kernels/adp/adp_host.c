@@ -16,12 +16,12 @@
  * or, for the CRT engine (adp_crt_arith.h), the int8 residues of
  * adp_crt_value per modulus, one exact integer dot product per modulus and
  * entry, and adp_crt_entry. */
-#include "adp.h"
+#include "adp/adp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../native/native.h"
+#include "native/native.h"
 
 struct adp_scan {
     int special;

@@ -1,10 +1,10 @@
 /* Host-side descriptor parts of `adp`: parameter table, check(), bound and
  * the settings/note text shared by both backends. */
-#include "adp.h"
+#include "adp/adp.h"
 
 #include <stdio.h>
 
-#include "../common/cublas_util.h"
+#include "common/cublas_util.h"
 
 static const char *const fallback_choices[] = {"on", "off", NULL};
 static const char *const decision_choices[] = {"auto", "eager", NULL};

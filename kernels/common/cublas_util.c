@@ -1,4 +1,4 @@
-#include "cublas_util.h"
+#include "common/cublas_util.h"
 
 #include <limits.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cublas_api.h>
-#include "../../src/gemm.h"
+#include "gemm.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -3,13 +3,13 @@
  * Emulation" and §2.4.26–2.4.37 (emulation helper functions); usage as in
  * NVIDIA's CUDALibrarySamples cuBLAS/Emulation/gemmEx_dynamic: cublasGemmEx
  * with the emulated compute type, every knob set on the handle. */
-#include "cublas_emu.h"
+#include "cublas_emu/cublas_emu.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../src/cuda_check.h"
-#include "../common/cublas_util.h"
+#include "cuda_check.h"
+#include "common/cublas_util.h"
 
 /* One handle per case, with its own workspace. */
 struct mpb_emu_state {

@@ -29,10 +29,10 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "../../src/cuda_env.h"
-#include "../../src/gemm.h"
-#include "../../src/param.h"
-#include "../../src/registry.h"
+#include "cuda_env.h"
+#include "gemm.h"
+#include "param.h"
+#include "scheme.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,10 +1,10 @@
 /* Host-side descriptor parts of the vendor emulation baselines: parameter
  * table and check() (C, so that the table can use designated initializers). */
-#include "cublas_emu.h"
+#include "cublas_emu/cublas_emu.h"
 
 #include <stdio.h>
 
-#include "../common/cublas_util.h"
+#include "common/cublas_util.h"
 
 static const char *const strategy_choices[] = {"eager", "performant", "default", NULL};
 static const char *const mantissa_choices[] = {"dynamic", "fixed", NULL};

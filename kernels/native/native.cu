@@ -3,14 +3,14 @@
  * holds fp16/bf16 data (specs/h200.md measured plain GemmEx): the inputs are
  * converted once in setup, untimed, with the same MPB_HD rounding as the
  * host model. */
-#include "native.h"
+#include "native/native.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../common/cublas_util.h"
-#include "../../src/cuda_check.h"
-#include "native_arith.h"
+#include "common/cublas_util.h"
+#include "cuda_check.h"
+#include "native/native_arith.h"
 
 /* What one native baseline calls; its settings are reported from this. */
 struct mpb_native_kind {

@@ -6,9 +6,9 @@
 #define MPB_NATIVE_H
 
 #include <stdint.h>
-#include "../../src/gemm.h"
-#include "../../src/registry.h"
-#include "../../src/status.h"
+#include "gemm.h"
+#include "scheme.h"
+#include "status.h"
 
 #ifdef __cplusplus
 extern "C" {

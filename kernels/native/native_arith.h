@@ -11,7 +11,7 @@
 
 #include <stdint.h>
 #include <string.h>
-#include "../common/mpb_hd.h"
+#include "mpb_hd.h"
 
 MPB_HD uint32_t mpb_f32_to_bits(float x)
 {

@@ -7,7 +7,7 @@
  * and a column of C with unit stride; the l order of every entry is kept.
  * Columns are independent, so they are shared out among threads without
  * changing a bit of the result. */
-#include "native.h"
+#include "native/native.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "native_arith.h"
+#include "native/native_arith.h"
 
 /* An FMA-enabled clone of the column kernels, picked at load time where the
  * CPU has FMA: the compiler then inlines fma()/fmaf() and vectorises the i

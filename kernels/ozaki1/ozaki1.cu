@@ -12,14 +12,14 @@
  *        accum   one pass over all call outputs per chunk of calls (one chunk
  *                when they fit in memory), FP64 or exact, the same MPB_HD
  *                steps in the same order as the host model. */
-#include "ozaki1.h"
+#include "ozaki1/ozaki1.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../src/cuda_check.h"
-#include "../common/cublas_util.h"
-#include "../native/native_arith.h"
+#include "cuda_check.h"
+#include "common/cublas_util.h"
+#include "native/native_arith.h"
 
 /* Calls whose outputs are accumulated by one pass; each ends a weight group. */
 struct chunk {

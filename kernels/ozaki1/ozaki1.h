@@ -13,11 +13,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "../../src/cuda_env.h"
-#include "../../src/gemm.h"
-#include "../../src/param.h"
-#include "../../src/registry.h"
-#include "ozaki1_arith.h"
+#include "cuda_env.h"
+#include "gemm.h"
+#include "param.h"
+#include "scheme.h"
+#include "ozaki1/ozaki1_arith.h"
 
 #ifdef __cplusplus
 extern "C" {

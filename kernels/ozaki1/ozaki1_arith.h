@@ -36,7 +36,7 @@
 
 #include <stdint.h>
 #include <math.h>
-#include "../common/mpb_hd.h"
+#include "mpb_hd.h"
 
 /* The exponent of a zero row: digits of a zero row are zero whatever the
  * scale, and the sum of two such exponents still fits an int. */

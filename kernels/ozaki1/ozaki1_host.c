@@ -3,7 +3,7 @@
  * or INT32, ozaki1_arith.h); the accumulation walks the same calls in the
  * same order with the same MPB_HD steps as ozaki1.cu, so the GPU result is
  * reproduced bit for bit. */
-#include "ozaki1.h"
+#include "ozaki1/ozaki1.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,13 +1,13 @@
 /* The plan of one Ozaki-I call, shared by the host model and the CUDA
  * backend: how many digits, which slice pairs, packed into which GEMMs; and
  * the registry parts (parameters, check, bounds). */
-#include "ozaki1.h"
+#include "ozaki1/ozaki1.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../common/cublas_util.h"
+#include "common/cublas_util.h"
 
 static const char *const fp16_modes[] = {"dp", "cr", "fixed", NULL};
 static const char *const int8_accums[] = {"fp64", "exact", NULL};

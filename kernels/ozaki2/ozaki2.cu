@@ -15,13 +15,13 @@
  * Layout: cuBLAS's INT8 tensor-core GEMMs are fastest "TN": A's residues are
  * stored k-contiguous per row (op(A) = T, lda = kp), B's k-contiguous per
  * column (op(B) = N), k padded with zeros to kp, a multiple of 32. */
-#include "ozaki2.h"
+#include "ozaki2/ozaki2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../../src/cuda_check.h"
-#include "ozaki2_residues.cuh"
+#include "cuda_check.h"
+#include "ozaki2/ozaki2_residues.cuh"
 
 struct oz2_state {
     int n_moduli;

@@ -22,7 +22,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include "../common/mpb_hd.h"
+#include "mpb_hd.h"
 
 #define MPB_OZ2_MAX_MODULI 20
 #define MPB_OZ2_MIN_MODULI 2

@@ -2,7 +2,7 @@
  * the INT8×INT8→INT32 GEMMs computed exactly in integers, so the output is
  * bitwise the GPU's. Meant for the small sizes of tests and `--backend host`
  * (N+1 integer GEMMs of O(mnk) each, single-threaded). */
-#include "ozaki2.h"
+#include "ozaki2/ozaki2.h"
 
 #include <stdio.h>
 #include <stdlib.h>

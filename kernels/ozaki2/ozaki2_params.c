@@ -1,12 +1,12 @@
 /* Host-side descriptor parts of ozaki2_int8 and ozaki2_int8_sp: parameter
  * tables, check(), the error bound and the layout choices both backends
  * share. */
-#include "ozaki2.h"
+#include "ozaki2/ozaki2.h"
 
 #include <math.h>
 #include <stdio.h>
 
-#include "../common/cublas_util.h"
+#include "common/cublas_util.h"
 
 static const char *const mode_choices[] = {"fast", "accurate", NULL};
 static const char *const gemm_choices[] = {"calls", "batched", NULL};

@@ -4,7 +4,7 @@
 #ifndef MPB_OZAKI2_RESIDUES_CUH
 #define MPB_OZAKI2_RESIDUES_CUH
 
-#include "ozaki2_arith.h"
+#include "ozaki2/ozaki2_arith.h"
 
 /* Elements per split thread: 8 int8 values are one 8-byte store, so a warp
  * writes whole 32-byte sectors (one byte per thread wrote 32 bytes per store

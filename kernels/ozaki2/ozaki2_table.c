@@ -1,10 +1,10 @@
 /* The CRT constants of Ozaki scheme II, computed exactly with GMP once per
  * setup (see struct mpb_oz2_crt in ozaki2_arith.h for what each is). */
-#include "ozaki2.h"
+#include "ozaki2/ozaki2.h"
 
 #include <math.h>
 
-#include "ozaki2_crt_gmp.h"
+#include "ozaki2/ozaki2_crt_gmp.h"
 
 void mpb_oz2_moduli_product(int n, mpz_t m)
 {

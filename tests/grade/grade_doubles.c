@@ -1,4 +1,4 @@
-#include "grade_doubles.h"
+#include "grade/grade_doubles.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../check.h"
+#include "check.h"
 #include "grade.h"
-#include "grade_doubles.h"
+#include "grade/grade_doubles.h"
 #include "status.h"
 
 static const struct mpb_grade_shape shapes[] = {{16, 16, 16}, {33, 33, 33}, {64, 64, 64}, {24, 5, 40}};

@@ -12,8 +12,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../check.h"
-#include "../rng.h"
+#include "check.h"
+#include "rng.h"
 #include "adp/adp_arith.h"
 
 static double rng_unit(void) /* [1, 2) with 52 random fraction bits */

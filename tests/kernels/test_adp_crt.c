@@ -10,9 +10,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../check.h"
+#include "check.h"
 #define TEST_RNG_SEED 0x2545F4914F6CDD1Dull
-#include "../rng.h"
+#include "rng.h"
 #include "adp/adp.h"
 
 static void test_budget_and_count(void)

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
+#include "check.h"
 #include "adp/adp.h"
 #include "cuda_env.h"
 #include "native/native.h"

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
-#include "../elem.h"
+#include "check.h"
+#include "elem.h"
 #include "cublas_emu/cublas_emu.h"
 #include "cuda_env.h"
 #include "native/native.h"

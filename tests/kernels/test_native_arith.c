@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "../check.h"
+#include "check.h"
 #include "native/native_arith.h"
 
 #define MAX_REPORTS 20

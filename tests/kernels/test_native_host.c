@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
-#include "../elem.h"
-#include "../rng.h"
+#include "check.h"
+#include "elem.h"
+#include "rng.h"
 #include "native/native.h"
 
 typedef enum mpb_status (*host_fn)(const struct mpb_gemm *, const double *,

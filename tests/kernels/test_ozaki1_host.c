@@ -13,14 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
-#include "../elem.h"
+#include "check.h"
+#include "elem.h"
 #define TEST_RNG_SEED 0x243F6A8885A308D3ull
-#include "../rng.h"
+#include "rng.h"
 #include "generators.h"
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
 #include "reference.h"
+#include "registry.h"
 
 static void check_digits(int format, int64_t k)
 {

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../check.h"
-#include "../rng.h"
+#include "check.h"
+#include "rng.h"
 #include "ozaki2/ozaki2.h"
 
 static int gcd(int a, int b)

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
+#include "check.h"
 #include "generators.h"
 #include "ref_dd.h"
 #include "ref_dd_arith.h"

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
+#include "check.h"
 #include "cuda_env.h"
 #include "generators.h"
 #include "ref_dd.h"

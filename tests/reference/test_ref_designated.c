@@ -7,7 +7,7 @@
 #include <mpfr.h>
 #include <stdlib.h>
 
-#include "../check.h"
+#include "check.h"
 #include "gen_designated.h"
 #include "generators.h"
 #include "reference.h"

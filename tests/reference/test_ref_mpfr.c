@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
-#include "../elem.h"
+#include "check.h"
+#include "elem.h"
 #include "pcg32.h"
 #include "reference.h"
 

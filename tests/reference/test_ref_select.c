@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../check.h"
+#include "check.h"
 #include "gen_designated.h"
 #include "generators.h"
 #include "reference.h"

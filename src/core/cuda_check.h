@@ -30,10 +30,6 @@ enum mpb_status mpb_cuda_fail_blas(struct mpb_cuda_env *env, cublasStatus_t st, 
 
 /* Companions for code that cannot return a status (frees, teardowns, phase
  * marks): the failure is recorded in env and the caller carries on. */
-#define MPB_CUDA_NOTE_H
-
-#include "../../src/cuda_check.h"
-
 #define MPB_CUDA_NOTE(env, call)                                                                   \
     do {                                                                                           \
         cudaError_t mpb_err_ = (call);                                                             \

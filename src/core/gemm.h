@@ -29,15 +29,6 @@ struct mpb_gemm {
     void *c;       /* m×n */
 };
 
-/* What a scheme reports about one call: what it actually did. Fields it does
- * not know stay at their "unknown" value (-1 for ints, NaN for times). */
-struct mpb_scheme_info {
-    int slices;          /* slices, moduli or mantissa bits used (scheme-defined; README says which) */
-    int fallback;        /* 1 when it ran native instead of emulating, 0 when not, -1 unknown */
-    char settings[256];  /* settings read back from the library, "k=v k=v" (params as applied) */
-    char note[256];      /* anything the user should know */
-};
-
 #ifdef __cplusplus
 }
 #endif

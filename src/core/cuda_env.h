@@ -1,6 +1,6 @@
 /* The CUDA side as seen from C: one device, one stream, one cuBLAS handle,
  * error capture, device memory, event timing and phase marks.
- * Implemented in src/cuda_env.cu. Every CUDA/cuBLAS call goes through
+ * Implemented in src/core/cuda_env.cu. Every CUDA/cuBLAS call goes through
  * MPB_CUDA_TRY / MPB_CUBLAS_TRY (in cuda_check.h, for .cu files), which
  * record the failing call, file and line here and return MPB_STATUS_ERROR. */
 #ifndef MPB_CUDA_ENV_H

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "registry.h"
+#include "scheme.h"
 
 /* Marks one instrumented call may make; a scheme that loops over k blocks
  * marks each phase once per block. */

@@ -1,0 +1,76 @@
+/* What a scheme is: its descriptor, its CUDA backend and what one call
+ * reports. The list of schemes is the program's (src/registry.c); the
+ * kernels implement these interfaces and name no program header. */
+#ifndef MPB_SCHEME_H
+#define MPB_SCHEME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "gemm.h"
+#include "param.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct mpb_cuda_env;
+struct mpb_phase_clock;
+struct mpb_device_info;
+
+/* What a scheme reports about one call: what it actually did. Fields it does
+ * not know stay at their "unknown" value (-1 for ints, NaN for times). */
+struct mpb_scheme_info {
+    int slices;          /* slices, moduli or mantissa bits used (scheme-defined; README says which) */
+    int fallback;        /* 1 when it ran native instead of emulating, 0 when not, -1 unknown */
+    char settings[256];  /* settings read back from the library, "k=v k=v" (params as applied) */
+    char note[256];      /* anything the user should know */
+};
+
+/* CUDA backend of a scheme. setup() allocates everything the timed calls
+ * need (workspaces included); run() only enqueues work on env's stream and
+ * marks phases on `clock` when it is not NULL; report() reads back what the
+ * calls did; teardown() frees. Each returns MPB_STATUS_OK or a failure with
+ * a message left in env (see cuda_env.h). */
+struct mpb_scheme_cuda {
+    enum mpb_status (*setup)(struct mpb_cuda_env *env, const struct mpb_gemm *g,
+                             const double *params, void **state);
+    enum mpb_status (*run)(struct mpb_cuda_env *env, void *state,
+                           const struct mpb_gemm *g, struct mpb_phase_clock *clock);
+    enum mpb_status (*report)(struct mpb_cuda_env *env, void *state,
+                              struct mpb_scheme_info *info);
+    void (*teardown)(struct mpb_cuda_env *env, void *state);
+};
+
+struct mpb_scheme {
+    const char *name;
+    const char *family;                   /* its folder under kernels/ */
+    const char *help;
+    enum mpb_target target;
+    int version;                          /* bump when the numerics change */
+    const struct mpb_param_spec *params;
+    int n_params;
+    /* Can this case run on this device (NULL = host backend)? false with a
+     * reason in `why` when not. NULL check = always. */
+    bool (*check)(const double *params, const struct mpb_gemm *g,
+                  const struct mpb_device_info *dev, char *why, size_t why_len);
+    const struct mpb_scheme_cuda *cuda;   /* NULL: no CUDA backend */
+    /* Host model; NULL: not_supported on host. */
+    enum mpb_status (*run_host)(const struct mpb_gemm *g, const double *params,
+                                struct mpb_scheme_info *info);
+    /* Error bound factor f: |Ĉ−C|_ij ≤ f·(|A||B|)_ij for the computed Ĉ.
+     * selftest compares GPU and host within 2f when not bitwise. */
+    double (*bound)(const double *params, int64_t k);
+    bool bitwise_host_device;
+    /* bound() is row/column-wise instead: |Ĉ−C|_ij ≤ f·‖A(i,:)‖₂‖B(:,j)‖₂
+     * (fixed-point schemes such as Ozaki-II, whose error has no
+     * componentwise bound: an entry far below its row maximum truncates). */
+    bool bound_rowcol;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
