@@ -27,6 +27,7 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "mpb_arith.h"
 #include "mpb_hd.h"
 #include "gen_bij.h"
 #include "gen_config.h"
@@ -214,18 +215,16 @@ MPB_HD double mpb_gen_special_value(const struct mpb_gen_config *cfg, struct mpb
     uint64_t sign = d5 & 1u;
     switch (kind) {
     case MPB_SPECIAL_NAN:
-        return mpb_gm_from_bits(0x7ff8000000000000ULL);
+        return mpb_bits_to_f64(0x7ff8000000000000ULL);
     case MPB_SPECIAL_INF:
-        return mpb_gm_from_bits((sign << 63) | 0x7ff0000000000000ULL);
+        return mpb_bits_to_f64((sign << 63) | 0x7ff0000000000000ULL);
     case MPB_SPECIAL_SUBNORMAL:
         if (cfg->target == MPB_TARGET_FP32) {
             uint32_t fb = (uint32_t)(sign << 31) | (uint32_t)(d6 >> 9 ? d6 >> 9 : 1);
-            float f;
-            memcpy(&f, &fb, sizeof f);
-            return (double)f;
+            return (double)mpb_bits_to_f32(fb);
         } else {
             uint64_t mant = (d6 << 20) | (d7 >> 12);
-            return mpb_gm_from_bits((sign << 63) | (mant ? mant : 1));
+            return mpb_bits_to_f64((sign << 63) | (mant ? mant : 1));
         }
     default:
         return -0.0;

@@ -15,26 +15,13 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include "mpb_arith.h"
 #include "mpb_hd.h"
-
-MPB_HD uint64_t mpb_gm_bits(double x)
-{
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-MPB_HD double mpb_gm_from_bits(uint64_t u)
-{
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-}
 
 /* 2^e for a normal exponent, −1022 ≤ e ≤ 1023. */
 MPB_HD double mpb_gm_pow2(int e)
 {
-    return mpb_gm_from_bits((uint64_t)(e + 1023) << 52);
+    return mpb_bits_to_f64((uint64_t)(e + 1023) << 52);
 }
 
 /* x·2^e for −1086 ≤ e ≤ 2046: exact while the result is normal; the
@@ -108,9 +95,9 @@ MPB_HD double mpb_gm_log(double x)
         x *= 0x1p54;
         e = -54;
     }
-    uint64_t u = mpb_gm_bits(x);
+    uint64_t u = mpb_f64_to_bits(x);
     e += (int)(u >> 52) - 1023;
-    double f = mpb_gm_from_bits((u & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
+    double f = mpb_bits_to_f64((u & 0x000fffffffffffffULL) | 0x3ff0000000000000ULL);
     if (f > 0x1.6a09e667f3bcdp+0) {
         f *= 0.5;
         e += 1;

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpb_arith.h"
+
 _Static_assert(GMP_NUMB_BITS == 64 && sizeof(mp_limb_t) == sizeof(uint64_t),
                "a product is stored in two 64-bit limbs");
 
@@ -180,9 +182,7 @@ static int64_t ref_build_terms(struct ref_work *w)
     __extension__ typedef unsigned __int128 u128;
     int64_t n = 0;
     for (int64_t l = 0; l < w->k; l++) {
-        uint64_t xb, yb;
-        memcpy(&xb, &w->x[l], sizeof xb);
-        memcpy(&yb, &w->y[l], sizeof yb);
+        uint64_t xb = mpb_f64_to_bits(w->x[l]), yb = mpb_f64_to_bits(w->y[l]);
         if (REF_EXP_FIELD(xb) == 0x7ff || REF_EXP_FIELD(yb) == 0x7ff)
             return -1;
         int ex, ey;

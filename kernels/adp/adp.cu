@@ -149,7 +149,7 @@ __global__ static void adp_scan_a(const double *a, int64_t m, int64_t k, int blo
     unsigned long long max_bits = 0;
     for (int64_t l = l0; l < l1; l++) {
         double v = a[i + l * m];
-        unsigned long long u = adp_bits_of(v) & 0x7FFFFFFFFFFFFFFFull;
+        unsigned long long u = mpb_f64_to_bits(v) & 0x7FFFFFFFFFFFFFFFull;
         special |= adp_is_special(v);
         max_bits = u > max_bits ? u : max_bits;
         adp_block_add(&hi, &lo, v);
@@ -175,7 +175,7 @@ __global__ static void adp_scan_b(const double *b, int64_t n, int64_t k, int blo
     unsigned long long max_bits = 0;
     for (int64_t l = l0 + lane; l < l1; l += 32) {
         double v = b[l + j * k];
-        unsigned long long u = adp_bits_of(v) & 0x7FFFFFFFFFFFFFFFull;
+        unsigned long long u = mpb_f64_to_bits(v) & 0x7FFFFFFFFFFFFFFFull;
         special |= adp_is_special(v);
         max_bits = u > max_bits ? u : max_bits;
         adp_block_add(&hi, &lo, v);

@@ -24,6 +24,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include "mpb_arith.h"
 #include "mpb_hd.h"
 #include "ozaki2/ozaki2_arith.h"
 
@@ -69,17 +70,6 @@ struct adp_decision {
     int reason;  /* enum adp_reason */
 };
 
-MPB_HD uint64_t adp_bits_of(double x)
-{
-#ifdef __CUDA_ARCH__
-    return (uint64_t)__double_as_longlong(x);
-#else
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-#endif
-}
-
 MPB_HD int adp_imax(int a, int b)
 {
     return a > b ? a : b;
@@ -94,7 +84,7 @@ MPB_HD int adp_imin(int a, int b)
  * subnormals per the Lean counterexample, specs/schemes.md). */
 MPB_HD int adp_is_special(double x)
 {
-    uint64_t u = adp_bits_of(x) & 0x7FFFFFFFFFFFFFFFull;
+    uint64_t u = mpb_f64_to_bits(x) & 0x7FFFFFFFFFFFFFFFull;
     int field = (int)(u >> 52);
     return field == 0x7FF || (field == 0 && u != 0);
 }
@@ -111,7 +101,7 @@ MPB_HD int adp_exponent_of_bits(uint64_t abs_bits)
 
 MPB_HD int adp_exponent(double x)
 {
-    return adp_exponent_of_bits(adp_bits_of(x) & 0x7FFFFFFFFFFFFFFFull);
+    return adp_exponent_of_bits(mpb_f64_to_bits(x) & 0x7FFFFFFFFFFFFFFFull);
 }
 
 /* ---- ESC (paper §4) ---------------------------------------------------- */

@@ -68,7 +68,7 @@ static void scan_vector(const double *x, int64_t stride, int64_t k, int block, i
         int hi = ADP_EXP_NONE, lo = ADP_EXP_TOP;
         for (int64_t l = b0; l < k && l < b0 + block; l++) {
             double v = x[l * stride];
-            uint64_t u = adp_bits_of(v) & 0x7FFFFFFFFFFFFFFFull;
+            uint64_t u = mpb_f64_to_bits(v) & 0x7FFFFFFFFFFFFFFFull;
             *special |= adp_is_special(v);
             max_bits = u > max_bits ? u : max_bits;
             adp_block_add(&hi, &lo, v);

@@ -11,29 +11,8 @@
 
 #include <stdint.h>
 #include <string.h>
+#include "mpb_arith.h"
 #include "mpb_hd.h"
-
-MPB_HD uint32_t mpb_f32_to_bits(float x)
-{
-#ifdef __CUDA_ARCH__
-    return __float_as_uint(x);
-#else
-    uint32_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-#endif
-}
-
-MPB_HD float mpb_bits_to_f32(uint32_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __uint_as_float(u);
-#else
-    float x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-#endif
-}
 
 /* Drop the low `drop` bits of a binary32 pattern with round to nearest, ties
  * to even. Adding (half − 1 + lsb) and truncating rounds up exactly when the

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "mpb_arith.h"
 #include "native/native_arith.h"
 
 /* An FMA-enabled clone of the column kernels, picked at load time where the
@@ -215,27 +216,21 @@ enum mpb_status mpb_bf16_host(const struct mpb_gemm *g, const double *params,
  * Valid while the inputs stay in the format's normal range: subnormal fp16 or
  * bf16 inputs carry an absolute, not relative, rounding error, and inputs
  * beyond the largest finite value become ±Inf. */
-static double gamma_k(int64_t k, double u)
-{
-    double ku = (double)k * u;
-    return ku < 1.0 ? ku / (1.0 - ku) : INFINITY;
-}
-
 static double lowp_bound(double u_in, int64_t k)
 {
-    return (1.0 + 2.0 * u_in + u_in * u_in) * (1.0 + gamma_k(k, 0x1p-23)) - 1.0;
+    return (1.0 + 2.0 * u_in + u_in * u_in) * (1.0 + mpb_gamma_k(k, 0x1p-23)) - 1.0;
 }
 
 double mpb_dgemm_bound(const double *params, int64_t k)
 {
     (void)params;
-    return gamma_k(k, 0x1p-53);
+    return mpb_gamma_k(k, 0x1p-53);
 }
 
 double mpb_sgemm_bound(const double *params, int64_t k)
 {
     (void)params;
-    return gamma_k(k, 0x1p-24);
+    return mpb_gamma_k(k, 0x1p-24);
 }
 
 double mpb_tf32_bound(const double *params, int64_t k)

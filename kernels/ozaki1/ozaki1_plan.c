@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "mpb_arith.h"
 #include "common/cublas_util.h"
 
 static const char *const fp16_modes[] = {"dp", "cr", "fixed", NULL};
@@ -247,18 +248,12 @@ bool mpb_ozaki1_int8_check(const double *params, const struct mpb_gemm *g,
  * to max|a_i:|·max|b_:j| (ozaki1_plan.c trunc_model); relative to (|A||B|)_ij
  * that holds only for data whose row/column max exceeds its mean by at most
  * 2^6 (uniform, randn, phi ≤ 0.5: the selftest's data), not in general. */
-static double gamma_k(int64_t k, double u)
-{
-    double ku = (double)k * u;
-    return ku < 1.0 ? ku / (1.0 - ku) : INFINITY;
-}
-
 static double fp16_bound(const double *params, int64_t k, double u)
 {
     int mode = (int)params[MPB_OZ16_MODE];
     if (mode == MPB_OZ16_CR)
         return u;
-    double f = 2.0 * gamma_k(k, u);
+    double f = 2.0 * mpb_gamma_k(k, u);
     if (mode == MPB_OZ16_FIXED) {
         int d = (int)params[MPB_OZ16_SLICES];
         f += (double)k * ldexp(trunc_model(params[MPB_OZ16_FAST] != 0, d,
@@ -280,6 +275,6 @@ double mpb_ozaki1_fp16_sp_bound(const double *params, int64_t k)
 double mpb_ozaki1_int8_bound(const double *params, int64_t k)
 {
     int s = (int)params[MPB_OZ8_SLICES];
-    return 2.0 * gamma_k(k, 0x1p-53) +
+    return 2.0 * mpb_gamma_k(k, 0x1p-53) +
            (double)k * ldexp(trunc_model(params[MPB_OZ8_FAST] != 0, s, 7), 12);
 }

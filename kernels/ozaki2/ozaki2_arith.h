@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
+#include "mpb_arith.h"
 #include "mpb_hd.h"
 
 #define MPB_OZ2_MAX_MODULI 20
@@ -104,33 +105,11 @@ struct mpb_oz2_crt {
     double inv_m;   /* ≈ 1/M (only used to find the quotient; any nearby value works) */
 };
 
-MPB_HD uint64_t mpb_oz2_f64_bits(double x)
-{
-#ifdef __CUDA_ARCH__
-    return (uint64_t)__double_as_longlong(x);
-#else
-    uint64_t u;
-    memcpy(&u, &x, sizeof u);
-    return u;
-#endif
-}
-
-MPB_HD double mpb_oz2_bits_f64(uint64_t u)
-{
-#ifdef __CUDA_ARCH__
-    return __longlong_as_double((long long)u);
-#else
-    double x;
-    memcpy(&x, &u, sizeof x);
-    return x;
-#endif
-}
-
 /* |x| as bits: ordered like |x| for every double, NaN above +Inf, so the
  * row maximum is an integer max (order-free, atomicMax on the GPU). */
 MPB_HD uint64_t mpb_oz2_abs_bits(double x)
 {
-    return mpb_oz2_f64_bits(x) & 0x7FFFFFFFFFFFFFFFull;
+    return mpb_f64_to_bits(x) & 0x7FFFFFFFFFFFFFFFull;
 }
 
 MPB_HD int mpb_oz2_abs_bits_finite(uint64_t a)
@@ -145,7 +124,7 @@ MPB_HD int mpb_oz2_exponent(uint64_t max_bits)
     int e = 0;
     if (max_bits == 0)
         return 0;
-    (void)frexp(mpb_oz2_bits_f64(max_bits), &e);
+    (void)frexp(mpb_bits_to_f64(max_bits), &e);
     return e;
 }
 
@@ -237,7 +216,7 @@ MPB_HD int32_t mpb_oz2_low_word(double x)
 #ifdef __CUDA_ARCH__
     return __double2loint(x);
 #else
-    return (int32_t)(uint32_t)mpb_oz2_f64_bits(x);
+    return (int32_t)(uint32_t)mpb_f64_to_bits(x);
 #endif
 }
 

@@ -58,7 +58,7 @@ static void test_slices(void)
             double rowmax = fabs(x) * (t % 4 == 0 ? 1.0 : ldexp(rng_unit(), rng_int(0, 60)));
             if (t % 7 == 0)
                 rowmax = 0x1.FFFFFFFFFFFFFp0 * ldexp(1.0, adp_exponent(x)); /* forces the bump */
-            int E = adp_scale_exponent(adp_bits_of(rowmax));
+            int E = adp_scale_exponent(mpb_f64_to_bits(rowmax));
             check_digits(x, E, s);
             check_digits(0.0, E, s);
             /* |x|·2^−E ≤ 127/128 keeps the leading digit (carry included) in range. */

@@ -117,7 +117,7 @@ static void test_value_matches_slices(void)
         int s = 2 + (int)(rng_next() % 10), bits = 8 * s - 1;
         double max = ldexp(1.0 + (double)(rng_next() >> 12) * 0x1p-52, (int)(rng_next() % 200) - 100);
         double x = max * ((double)(rng_next() >> 11) * 0x1p-53) * (rng_next() & 1 ? 1 : -1);
-        uint64_t max_bits = adp_bits_of(max);
+        uint64_t max_bits = mpb_f64_to_bits(max);
         int E = adp_scale_exponent(max_bits);
         int8_t digits[ADP_MAX_SLICES];
         adp_slice(x, E, s, digits, 1);
