@@ -55,7 +55,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "ozaki2/ozaki2_residues.cuh"
+#include "common/crt_residues.cuh"
 #include "common/cublas_util.h"
 
 /* Device-side state of one call. */
@@ -367,8 +367,8 @@ __global__ static void adp_accum(const int32_t *cint, int64_t ldc, double *c, do
 /* ---- the CRT engine (adp_crt_arith.h) ---------------------------------- */
 
 /* Each thread turns 8 consecutive k-elements of a row (column) into 8 int8
- * residues per modulus, one 8-byte store per modulus (ozaki2_residues.cuh). */
-#define ADP_CRT_VEC MPB_OZ2_SPLIT_VEC
+ * residues per modulus, one 8-byte store per modulus (common/crt_residues.cuh). */
+#define ADP_CRT_VEC MPB_CRT_SPLIT_VEC
 
 /* A (m×k, column-major) into rows of kp residues: a tile of 32 rows × 64
  * k-elements passes through shared memory, read along i (a warp reads 32
@@ -402,7 +402,7 @@ __global__ static void __launch_bounds__(256, 3)
     int row = threadIdx.x / (ADP_TILE_COLS / ADP_CRT_VEC);
     int c0 = threadIdx.x % (ADP_TILE_COLS / ADP_CRT_VEC) * ADP_CRT_VEC;
     if (i0 + row < m && l0 + c0 < kp)
-        mpb_oz2_write_residues8<ADP_CRT_MAX_MODULI>(&tile[row][c0], d.moduli,
+        mpb_crt_write_residues8<ADP_CRT_MAX_MODULI>(&tile[row][c0], d.moduli,
                                                     out + (i0 + row) * kp + l0 + c0,
                                                     (size_t)(m * kp));
 }
@@ -425,7 +425,7 @@ __global__ static void adp_residues_b(const double *b, int64_t k, int64_t n, int
     double values[ADP_CRT_VEC];
     for (int v = 0; v < ADP_CRT_VEC; v++)
         values[v] = adp_crt_value(l + v < k ? b[l + v + j * k] : 0.0, E, d.bits);
-    mpb_oz2_write_residues8<ADP_CRT_MAX_MODULI>(values, d.moduli, out + j * kp + l,
+    mpb_crt_write_residues8<ADP_CRT_MAX_MODULI>(values, d.moduli, out + j * kp + l,
                                                 (size_t)(n * kp));
 }
 

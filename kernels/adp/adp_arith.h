@@ -26,7 +26,7 @@
 #include <string.h>
 #include "mpb_arith.h"
 #include "mpb_hd.h"
-#include "ozaki2/ozaki2_arith.h"
+#include "common/crt_arith.h"
 
 /* The most slices any setting can ask for: bits ≤ 255 → s ≤ 32. */
 #define ADP_MAX_SLICES 32
@@ -218,11 +218,11 @@ MPB_HD int adp_native_by_shape(const struct adp_config *c)
 
 /* ---- the CRT engine's moduli count (adp_crt_arith.h has the engine) -- */
 
-#define ADP_CRT_MAX_MODULI MPB_OZ2_TABLE_MODULI
+#define ADP_CRT_MAX_MODULI MPB_CRT_TABLE_MODULI
 
 /* L(N) = floor(log2(m_1···m_N) − 1 − 1/64) for N = 2 … 25: |X| < 2^L keeps
  * X/M at least 0.005 from ±1/2, the margin the quotient in adp_crt_finish
- * needs (ozaki2_table.c's budget, the same rule). adp_crt_table.c computes
+ * needs (mpb_crt_budget, Ozaki-II's rule too). adp_crt_table.c computes
  * them with GMP and tests/kernels/test_adp_crt.c checks this switch against
  * it; a switch so that the decision kernel needs no table. */
 MPB_HD int adp_crt_budget(int n)

@@ -3,7 +3,7 @@
  * modulo N pairwise-coprime moduli ≤ 256, one exact INT8→INT32 GEMM per
  * modulus, and the integer product recovered by the Chinese Remainder
  * Theorem: Ozaki scheme II's arithmetic (Ozaki, Uchino, Imamura 2025; the
- * moduli and residues of kernels/ozaki2/ozaki2_arith.h) under ADP's
+ * moduli and residues of kernels/common/crt_arith.h) under ADP's
  * guarantee (papers/002 §4–5: W = 53 + ESC bits per row and column).
  *
  * Why: the slice engine needs s(s+1)/2 INT8 products for W = 8s − 1 bits,
@@ -29,7 +29,7 @@
 /* The W-bit fixed-point integer of x in a row (column) with scale exponent
  * E, as an integer-valued double: RNE(x·2^(W−E)) (ties to even, the value
  * the slice engine's digits hold: adp_slice). |x|·2^−E ≤ 127/128 makes
- * |N| < 2^W ≤ 2^104, exact in fp64 and within mpb_oz2_split_parts' range.
+ * |N| < 2^W ≤ 2^104, exact in fp64 and within mpb_crt_split_parts' range.
  * 0 for an all-zero row (E = ADP_EXP_NONE). */
 MPB_HD double adp_crt_value(double x, int E, int bits)
 {
@@ -39,7 +39,7 @@ MPB_HD double adp_crt_value(double x, int E, int bits)
 /* The constants for N moduli (adp_crt_table.c, exact with GMP). With
  * M = m_1···m_N, M_t = M/m_t and y_t = M_t^-1 mod m_t, the integer X with
  * X ≡ c_t (mod m_t) and |X| < M/2 is S − q·M, S = Σ_t w_t·M_t, w_t the
- * symmetric c_t·y_t mod m_t (mpb_oz2_crt_digit), q = rint(S/M).
+ * symmetric c_t·y_t mod m_t (mpb_crt_digit), q = rint(S/M).
  * Each M_t is cut at two grid points 2^G1 > 2^G2 (G1 = bitlen(M) − 47,
  * G2 = G1 − 40): h1_t a multiple of 2^G1 (≤ 40 significant bits, as
  * M_t < M/128), h2_t a multiple of 2^G2 below 2^G1 (≤ 40 bits), h3_t < 2^G2
@@ -63,7 +63,7 @@ struct adp_crt_sum {
 /* Adds modulus t's term for the INT32 GEMM output c ≡ X (mod m_t). */
 MPB_HD void adp_crt_add(struct adp_crt_sum *s, int32_t c, int t, const struct adp_crt *tab)
 {
-    double w = mpb_oz2_crt_digit(c, t, tab->y[t], tab->y_over_m[t]);
+    double w = mpb_crt_digit(c, t, tab->y[t], tab->y_over_m[t]);
     s->s1 = fma(w, tab->h1[t], s->s1);
     s->s2 = fma(w, tab->h2[t], s->s2);
     s->s3 = fma(w, tab->h3[t], s->s3);

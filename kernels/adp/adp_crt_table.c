@@ -2,7 +2,7 @@
  * computed exactly with GMP in setup and by the host model. */
 #include "adp/adp.h"
 
-#include "ozaki2/ozaki2_crt_gmp.h"
+#include "common/crt_gmp.h"
 
 /* The part of x at and above 2^grid: floor(x / 2^grid)·2^grid (x itself when
  * grid ≤ 0: x is an integer), as an exact double (≤ 53 significant bits by
@@ -16,7 +16,7 @@ static double take_above(mpz_t x, long grid)
         mpz_mul_2exp(part, part, (mp_bitcnt_t)grid);
     }
     mpz_sub(x, x, part);
-    double d = mpb_oz2_mpz_exact_double(part);
+    double d = mpb_crt_mpz_exact_double(part);
     mpz_clear(part);
     return d;
 }
@@ -38,17 +38,17 @@ bool mpb_adp_crt_init(int n, struct adp_crt *tab, int *budget)
         return false;
     mpz_t big_m, mt;
     mpz_inits(big_m, mt, NULL);
-    mpb_oz2_moduli_product(n, big_m);
+    mpb_crt_moduli_product(n, big_m);
     long g1 = (long)mpz_sizeinbase(big_m, 2) - 47, g2 = g1 - 40;
     *tab = (struct adp_crt){.n = n};
     for (int t = 0; t < n; t++) {
-        tab->y[t] = mpb_oz2_cofactor(big_m, t, mt);
-        tab->y_over_m[t] = (double)tab->y[t] / mpb_oz2_modulus(t);
+        tab->y[t] = mpb_crt_cofactor(big_m, t, mt);
+        tab->y_over_m[t] = (double)tab->y[t] / mpb_crt_modulus(t);
         split3(mt, g1, g2, &tab->h1[t], &tab->h2[t], &tab->h3[t]);
     }
     split3(big_m, g1, g2, &tab->m1, &tab->m2, &tab->m3);
     tab->inv_m = 1.0 / mpz_get_d(big_m);
-    *budget = mpb_oz2_budget(big_m);
+    *budget = mpb_crt_budget(big_m);
     mpz_clears(big_m, mt, NULL);
     return true;
 }

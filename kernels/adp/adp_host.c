@@ -6,7 +6,8 @@
  *   ESC       max over (i, j) of adp_esc_of(e_i, e_j, max over blocks of
  *             adp_block_estimate) — the GPU's max-plus kernel computes the
  *             same integers
- *   decision  adp_decide; native cases run the dgemm host model
+ *   decision  adp_decide; native cases run the dgemm host model's GEMM
+ *             (common/host_gemm.c)
  *   slices    adp_slice per entry
  *   products  per diagonal d and per chunk of adp_pairs_per_gemm pairs,
  *             the exact integer sum of the slice-pair dot products (what one
@@ -21,7 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "native/native.h"
+#include "common/host_gemm.h"
 
 struct adp_scan {
     int special;
@@ -173,10 +174,10 @@ static void residues_of(const double *x, int64_t ld_i, int64_t ld_l, int64_t cou
 {
     for (int64_t i = 0; i < count; i++)
         for (int64_t l = 0; l < k; l++) {
-            struct mpb_oz2_parts p =
-                mpb_oz2_split_parts(adp_crt_value(x[i * ld_i + l * ld_l], scale[i], bits));
+            struct mpb_crt_parts p =
+                mpb_crt_split_parts(adp_crt_value(x[i * ld_i + l * ld_l], scale[i], bits));
             for (int t = 0; t < moduli; t++)
-                out[(t * count + i) * k + l] = mpb_oz2_residue(&p, t);
+                out[(t * count + i) * k + l] = mpb_crt_residue(&p, t);
         }
 }
 
@@ -229,7 +230,7 @@ enum mpb_status mpb_adp_host(const struct mpb_gemm *g, const double *params,
         scan_free(&sc);
     }
     if (st == MPB_STATUS_OK && d.native)
-        st = mpb_dgemm_host(g, NULL, info);
+        mpb_host_gemm_f64(g->a, g->b, g->c, g->m, g->n, g->k);
     if (st == MPB_STATUS_OK)
         mpb_adp_describe(&cfg, &d, info);
     return st;

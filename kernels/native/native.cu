@@ -10,7 +10,7 @@
 
 #include "common/cublas_util.h"
 #include "cuda_check.h"
-#include "native/native_arith.h"
+#include "common/lowp_arith.h"
 
 /* What one native baseline calls; its settings are reported from this. */
 struct mpb_native_kind {

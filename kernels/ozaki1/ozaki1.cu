@@ -19,7 +19,7 @@
 
 #include "cuda_check.h"
 #include "common/cublas_util.h"
-#include "native/native_arith.h"
+#include "common/lowp_arith.h"
 
 /* Calls whose outputs are accumulated by one pass; each ends a weight group. */
 struct chunk {

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 
 #include "cuda_check.h"
-#include "ozaki2/ozaki2_residues.cuh"
+#include "common/crt_residues.cuh"
 
 struct oz2_state {
     int n_moduli;
@@ -152,17 +152,17 @@ static __device__ double split_value(double x, unsigned long long max_bits, int 
 
 /* Each split thread turns 8 consecutive k-elements of one row of A / column
  * of B into 8 int8 values per modulus, packed into one 8-byte store
- * (ozaki2_residues.cuh). */
-static const int split_vec = MPB_OZ2_SPLIT_VEC;
+ * (common/crt_residues.cuh). */
+static const int split_vec = MPB_CRT_SPLIT_VEC;
 
 /* The 8 digits of accurate mode's bound (x[v] already split_value). */
 static __device__ void write_digits8(const double *x, int8_t *out)
 {
     int8_t d[split_vec];
     for (int v = 0; v < split_vec; v++)
-        d[v] = (int8_t)mpb_oz2_low_word(x[v] + MPB_OZ2_MAGIC);
-    *(uint2 *)out = make_uint2(mpb_oz2_pack4(d[0], d[1], d[2], d[3]),
-                               mpb_oz2_pack4(d[4], d[5], d[6], d[7]));
+        d[v] = (int8_t)mpb_crt_low_word(x[v] + MPB_CRT_MAGIC);
+    *(uint2 *)out = make_uint2(mpb_crt_pack4(d[0], d[1], d[2], d[3]),
+                               mpb_crt_pack4(d[4], d[5], d[6], d[7]));
 }
 
 /* Writes the 8 values x[0..7] (already split_value) at out: the digits
@@ -174,7 +174,7 @@ static __device__ void write_split8(const double *x, int n_moduli, int8_t *out, 
     if (DIGITS)
         write_digits8(x, out);
     else
-        mpb_oz2_write_residues8<MPB_OZ2_MAX_MODULI>(x, n_moduli, out, stride);
+        mpb_crt_write_residues8<MPB_OZ2_MAX_MODULI>(x, n_moduli, out, stride);
 }
 
 /* The split kernels run at 3 blocks of 256 per SM (≤ 85 registers, no

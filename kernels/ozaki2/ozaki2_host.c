@@ -92,10 +92,10 @@ static void residues(const struct operand *o, const int *mu, int n_moduli, int8_
     for (int64_t v = 0; v < o->vecs; v++)
         for (int64_t l = 0; l < o->k; l++) {
             double x = mu[v] == MPB_OZ2_NONFINITE ? 0 : mpb_oz2_scaled_int(op_elem(o, v, l), mu[v]);
-            struct mpb_oz2_parts parts = mpb_oz2_split_parts(x);
+            struct mpb_crt_parts parts = mpb_crt_split_parts(x);
             for (int t = 0; t < n_moduli; t++)
                 r[((size_t)t * (size_t)o->vecs + (size_t)v) * (size_t)o->k + (size_t)l] =
-                    mpb_oz2_residue(&parts, t);
+                    mpb_crt_residue(&parts, t);
         }
 }
 

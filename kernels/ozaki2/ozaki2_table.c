@@ -4,40 +4,7 @@
 
 #include <math.h>
 
-#include "ozaki2/ozaki2_crt_gmp.h"
-
-void mpb_oz2_moduli_product(int n, mpz_t m)
-{
-    mpz_set_ui(m, 1);
-    for (int t = 0; t < n; t++)
-        mpz_mul_ui(m, m, (unsigned long)mpb_oz2_modulus(t));
-}
-
-int mpb_oz2_cofactor(const mpz_t m, int t, mpz_t mt)
-{
-    mpz_t mod, inv;
-    mpz_init_set_ui(mod, (unsigned long)mpb_oz2_modulus(t));
-    mpz_init(inv);
-    mpz_divexact(mt, m, mod);
-    mpz_invert(inv, mt, mod);
-    int y = (int)mpz_get_ui(inv);
-    mpz_clears(mod, inv, NULL);
-    return y;
-}
-
-int mpb_oz2_budget(const mpz_t m)
-{
-    long e;
-    double frac = mpz_get_d_2exp(&e, m);
-    return (int)floor((double)e + log2(frac) - 1.0 - 1.0 / 64);
-}
-
-double mpb_oz2_mpz_exact_double(const mpz_t x)
-{
-    long e;
-    double d = mpz_get_d_2exp(&e, x);
-    return ldexp(d, (int)e);
-}
+#include "common/crt_gmp.h"
 
 /* hi = x rounded down to a multiple of 2^(bitlen(ref) − keep), lo = x − hi. */
 static void split(const mpz_t x, size_t ref_bits, int keep, double *hi, double *lo)
@@ -48,7 +15,7 @@ static void split(const mpz_t x, size_t ref_bits, int keep, double *hi, double *
     mpz_fdiv_q_2exp(h, x, shift);
     mpz_mul_2exp(h, h, shift);
     mpz_sub(l, x, h);
-    *hi = mpb_oz2_mpz_exact_double(h);
+    *hi = mpb_crt_mpz_exact_double(h);
     *lo = mpz_get_d(l); /* < 2^shift, truncated to 53 bits: the low part's rounding */
     mpz_clears(h, l, NULL);
 }
@@ -59,13 +26,13 @@ bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab)
         return false;
     mpz_t big_m, mt;
     mpz_inits(big_m, mt, NULL);
-    mpb_oz2_moduli_product(n, big_m);
+    mpb_crt_moduli_product(n, big_m);
     /* One 2^T for all hi_t: every M_t = M/m_t ≤ M/173 < 2^(bitlen(M)−7). */
     size_t mt_bits = mpz_sizeinbase(big_m, 2) - 7;
     tab->n = n;
     for (int t = 0; t < n; t++) {
-        tab->y[t] = mpb_oz2_cofactor(big_m, t, mt);
-        tab->y_over_m[t] = (double)tab->y[t] / mpb_oz2_modulus(t);
+        tab->y[t] = mpb_crt_cofactor(big_m, t, mt);
+        tab->y_over_m[t] = (double)tab->y[t] / mpb_crt_modulus(t);
         split(mt, mt_bits, 40, &tab->hi[t], &tab->lo[t]);
     }
     for (int t = n; t < MPB_OZ2_MAX_MODULI; t++) {
@@ -76,7 +43,7 @@ bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab)
     split(big_m, mpz_sizeinbase(big_m, 2), 48, &tab->m_hi, &tab->m_lo);
     tab->inv_m = 1.0 / mpz_get_d(big_m);
     /* the fp64 error of S/M is below 2^-45, far inside the budget's margin */
-    tab->budget = mpb_oz2_budget(big_m);
+    tab->budget = mpb_crt_budget(big_m);
     mpz_clears(big_m, mt, NULL);
     return true;
 }

@@ -76,13 +76,13 @@ static void test_reconstruction(void)
         mpb_adp_crt_init(n, &tab, &budget);
         mpz_set_ui(bigm, 1);
         for (int t = 0; t < n; t++)
-            mpz_mul_ui(bigm, bigm, (unsigned long)mpb_oz2_modulus(t));
+            mpz_mul_ui(bigm, bigm, (unsigned long)mpb_crt_modulus(t));
         int abs_exp = (int)mpz_sizeinbase(bigm, 2) - 120;
         for (int it = 0; it < 4000; it++) {
             random_x(x, gs, budget, it % 3);
             int32_t c[ADP_CRT_MAX_MODULI];
             for (int t = 0; t < n; t++) {
-                int m = mpb_oz2_modulus(t);
+                int m = mpb_crt_modulus(t);
                 /* any representative: what an INT32 GEMM may return */
                 int64_t wrap = (int64_t)(rng_next() % (2 * (INT32_MAX / m) - 2)) - (INT32_MAX / m - 1);
                 c[t] = (int32_t)((long)mpz_fdiv_ui(x, (unsigned long)m) + wrap * m);

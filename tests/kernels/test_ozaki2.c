@@ -31,14 +31,14 @@ static int sym_mod(__int128 x, int m)
 
 static void test_moduli(void)
 {
-    for (int s = 0; s < MPB_OZ2_TABLE_MODULI; s++) {
-        int ms = mpb_oz2_modulus(s);
+    for (int s = 0; s < MPB_CRT_TABLE_MODULI; s++) {
+        int ms = mpb_crt_modulus(s);
         CHECK(ms <= 256 && ms > 128, "modulus %d = %d", s, ms);
-        for (int t = s + 1; t < MPB_OZ2_TABLE_MODULI; t++)
-            CHECK(gcd(ms, mpb_oz2_modulus(t)) == 1, "moduli %d and %d share a factor", ms,
-                  mpb_oz2_modulus(t));
-        CHECK(mpb_oz2_pow2_35_residue(s) == sym_mod((__int128)1 << 35, ms), "2^35 mod %d", ms);
-        CHECK(mpb_oz2_pow2_70_residue(s) == sym_mod((__int128)1 << 70, ms), "2^70 mod %d", ms);
+        for (int t = s + 1; t < MPB_CRT_TABLE_MODULI; t++)
+            CHECK(gcd(ms, mpb_crt_modulus(t)) == 1, "moduli %d and %d share a factor", ms,
+                  mpb_crt_modulus(t));
+        CHECK(mpb_crt_pow2_35_residue(s) == sym_mod((__int128)1 << 35, ms), "2^35 mod %d", ms);
+        CHECK(mpb_crt_pow2_70_residue(s) == sym_mod((__int128)1 << 70, ms), "2^70 mod %d", ms);
     }
 }
 
@@ -57,14 +57,14 @@ static void test_residues(void)
             continue;
         x = trunc(x);
         __int128 xi = (__int128)ldexp(x, 0);
-        int t = (int)(rng_next() % MPB_OZ2_TABLE_MODULI), m = mpb_oz2_modulus(t);
-        struct mpb_oz2_parts parts = mpb_oz2_split_parts(x);
+        int t = (int)(rng_next() % MPB_CRT_TABLE_MODULI), m = mpb_crt_modulus(t);
+        struct mpb_crt_parts parts = mpb_crt_split_parts(x);
         __int128 back = (__int128)parts.hi * ((__int128)1 << 70) + (__int128)parts.mid * ((__int128)1 << 35) +
-                        (__int128)(parts.lo_biased - MPB_OZ2_MAGIC);
+                        (__int128)(parts.lo_biased - MPB_CRT_MAGIC);
         CHECK(back == xi && fabs(parts.hi) <= 0x1p34 && fabs(parts.mid) <= 0x1p34 &&
-                  fabs(parts.lo_biased - MPB_OZ2_MAGIC) <= 0x1p34,
+                  fabs(parts.lo_biased - MPB_CRT_MAGIC) <= 0x1p34,
               "parts of %a: %a %a %a", x, parts.hi, parts.mid, parts.lo_biased);
-        int r = mpb_oz2_residue(&parts, t);
+        int r = mpb_crt_residue(&parts, t);
         int want = sym_mod(xi, m);
         CHECK(r == want, "residue(%a, %d) = %d, expected %d", x, m, r, want);
         CHECK(r >= -(m / 2) && r <= (m - 1) / 2, "residue %d outside the symmetric range of %d", r, m);
@@ -86,7 +86,7 @@ static void test_crt(void)
         CHECK(mpb_oz2_crt_init(n, &tab), "crt_init(%d)", n);
         mpz_set_ui(bigm, 1);
         for (int t = 0; t < n; t++)
-            mpz_mul_ui(bigm, bigm, (unsigned long)mpb_oz2_modulus(t));
+            mpz_mul_ui(bigm, bigm, (unsigned long)mpb_crt_modulus(t));
         /* the budget: 2^L < M/2 with the margin the quotient needs */
         mpz_set_ui(lim, 1);
         mpz_mul_2exp(lim, lim, (mp_bitcnt_t)tab.budget + 1);
@@ -112,7 +112,7 @@ static void test_crt(void)
                 mpz_neg(x, x);
             int32_t c[MPB_OZ2_MAX_MODULI];
             for (int t = 0; t < n; t++) {
-                int m = mpb_oz2_modulus(t);
+                int m = mpb_crt_modulus(t);
                 long res = (long)mpz_fdiv_ui(x, (unsigned long)m);
                 int64_t wrap = (int64_t)(rng_next() % (2 * (INT32_MAX / m) - 2)) - (INT32_MAX / m - 1);
                 c[t] = (int32_t)(res + wrap * m);

@@ -1,13 +1,14 @@
 /* Rounding of fp32 values to the low-precision input formats of the tensor
- * cores: fp16 (binary16), bf16 and tf32, round to nearest, ties to even.
+ * cores: fp16 (binary16), bf16 and tf32, round to nearest, ties to even
+ * (native's fp16, bf16 and tf32 schemes; ozaki1_fp16's digits).
  * Written on the bit patterns with integer operations only, so that the host
  * model and the CUDA conversion kernel produce the same bits whatever the
  * compiler does with floating point (DESIGN.md "Schemes: one registry, two
  * backends"). Formats: IEEE 754-2008 binary16; bf16 = the upper 16 bits of a
  * binary32; tf32 = binary32 with 10 stored significand bits (NVIDIA A100
  * whitepaper). */
-#ifndef MPB_NATIVE_ARITH_H
-#define MPB_NATIVE_ARITH_H
+#ifndef MPB_LOWP_ARITH_H
+#define MPB_LOWP_ARITH_H
 
 #include <stdint.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-/* The fp16 / bf16 / tf32 roundings of kernels/native/native_arith.h against
+/* The fp16 / bf16 / tf32 roundings of kernels/common/lowp_arith.h against
  * references written differently: the exact value scaled to units of the
  * format's quantum and rounded with nearbyint() in double (round to nearest
  * even under the default rounding mode), then the overflow rule applied; and,
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "native/native_arith.h"
+#include "common/lowp_arith.h"
 
 #define MAX_REPORTS 20
 
@@ -154,5 +154,5 @@ int main(void)
           "bf16 keeps a low-payload NaN a NaN");
     CHECK(isnan(mpb_tf32_round(from_bits(0xFF800001u))), "tf32 keeps a low-payload NaN a NaN");
     CHECK(mpb_tf32_round(FLT_MAX) == INFINITY, "tf32 overflow");
-    return check_report("test_native_arith");
+    return check_report("test_lowp_arith");
 }
