@@ -21,7 +21,7 @@ static void list_schemes(void)
     printf("schemes (-s NAME; -a KEY=VALUES sets a parameter):\n");
     for (int i = 0; i < mpb_n_schemes; i++) {
         const struct mpb_scheme *s = mpb_schemes[i];
-        printf("  %-16s %-7s %s  backends:%s%s  version %d\n      %s\n", s->name, s->family,
+        printf("  %-16s %-10s %s  backends:%s%s  version %d\n      %s\n", s->name, s->family,
                mpb_target_name(s->target), s->cuda ? " cuda" : "", s->run_host ? " host" : "", s->version,
                s->help);
         print_params(s->params, s->n_params);

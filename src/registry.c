@@ -42,7 +42,7 @@ static const struct mpb_scheme bf16 = {
 };
 
 static const struct mpb_scheme cublas_fp64emu = {
-    .name = "cublas_fp64emu", .family = "vendor", .target = MPB_TARGET_FP64, .version = 1,
+    .name = "cublas_fp64emu", .family = "cublas_emu", .target = MPB_TARGET_FP64, .version = 1,
     .help = "cuBLAS FP64 fixed-point emulation (CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, NVIDIA's ADP); "
             "slices = mantissa bits retained",
     .params = mpb_cublas_fp64emu_params, .n_params = MPB_CUBLAS_FP64EMU_N_PARAMS,
@@ -50,7 +50,7 @@ static const struct mpb_scheme cublas_fp64emu = {
 };
 
 static const struct mpb_scheme cublas_bf16x9 = {
-    .name = "cublas_bf16x9", .family = "vendor", .target = MPB_TARGET_FP32, .version = 1,
+    .name = "cublas_bf16x9", .family = "cublas_emu", .target = MPB_TARGET_FP32, .version = 1,
     .help = "cuBLAS FP32 emulation with 9 BF16 products (CUBLAS_COMPUTE_32F_EMULATED_16BFX9); "
             "not_supported below compute capability 10.0, where cuBLAS silently runs native FP32",
     .check = mpb_cublas_bf16x9_check, .cuda = &mpb_cublas_bf16x9_cuda, .bound = mpb_sgemm_bound,
@@ -109,7 +109,7 @@ static const struct mpb_scheme ozaki2_int8_sp = {
  * within the bound, not bit for bit (tests/kernels/test_adp_cuda.c checks
  * the emulated path bitwise). */
 static const struct mpb_scheme adp = {
-    .name = "adp", .family = "ozaki1", .target = MPB_TARGET_FP64, .version = 2,
+    .name = "adp", .family = "adp", .target = MPB_TARGET_FP64, .version = 2,
     .help = "Automatic Dynamic Precision (Schwarz et al.): ESC picks the bits, NaN/Inf/subnormal "
             "and speed guardrails fall back to DGEMM; exact INT8 engine: CRT residues (engine=crt) "
             "or Ozaki-I unsigned slices; slices = CRT moduli or INT8 slices used",
