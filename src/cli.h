@@ -1,8 +1,11 @@
-/* Command-line parsing shared by the subcommands. */
+/* Command-line parsing shared by the subcommands (cli.c); `run`'s own in
+ * cli_run.c. */
 #ifndef MPB_CLI_H
 #define MPB_CLI_H
 
 #include <stdbool.h>
+#include <stdint.h>
+#include "cuda_env.h"
 #include "plan.h"
 
 enum mpb_parse_result { MPB_PARSE_OK, MPB_PARSE_HELP, MPB_PARSE_ERROR };
@@ -22,5 +25,26 @@ const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const 
 
 /* Option value helpers: name the option in their error messages. */
 bool mpb_cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
+/* VALUES (values.h) of integers in lo..hi into *out (replacing its list). */
+bool mpb_cli_int_list(const char *cmd, const char *opt, const char *text, int64_t lo, int64_t hi,
+                      struct mpb_int_list *out);
+/* One of the NULL-terminated `words`: its index in *out. */
+bool mpb_cli_choice(const char *cmd, const char *opt, const char *text, const char *const *words,
+                    int *out);
+
+/* `-s NAME[,NAME...]` (scheme) or `-g NAME[,NAME...]`: one selection per
+ * name appended to *list, each parameter at its default; *first is the
+ * index of the first one (what a following -a applies to). */
+bool mpb_cli_add_selections(const char *cmd, const char *opt, const char *text, bool scheme,
+                            struct mpb_selection **list, int *count, int *first);
+/* `-a KEY=VALUES`: the value list of parameter KEY of `sel`. */
+bool mpb_cli_apply_arg(const char *cmd, const char *text, struct mpb_selection *sel);
+
+/* The backend of `choice`: the GPU unless host was asked for. false, with
+ * *exit_code = 77 and a message, when cuda was asked for and none is
+ * usable; under auto without a GPU, *env stays NULL and a note says that
+ * the host models run instead (`doing`: "running", "grading"). */
+bool mpb_cli_open_backend(const char *cmd, enum mpb_backend_choice choice, const char *doing,
+                          struct mpb_cuda_env **env, int *exit_code);
 
 #endif

@@ -1,36 +1,10 @@
+/* `mpbench run`'s options and help (cli.h); the helpers every command
+ * shares are in cli.c. */
 #include "cli.h"
 
-#include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "values.h"
-
-void mpb_cli_error(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "mpbench %s: ", cmd);
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-}
-
-bool mpb_cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || errno || v < lo || v > hi) {
-        mpb_cli_error(cmd, "%s '%s': expected an integer in %ld..%ld", opt, text, lo, hi);
-        return false;
-    }
-    *out = v;
-    return true;
-}
 
 void mpb_cli_run_help(void)
 {
@@ -85,153 +59,6 @@ void mpb_cli_run_help(void)
 "memory); 77 nothing could run.");
 }
 
-static bool parse_int_list(const char *opt, const char *text, int64_t lo, int64_t hi,
-                           struct mpb_int_list *out)
-{
-    struct mpb_values v;
-    char why[256];
-    if (!mpb_values_parse(text, &v, why, sizeof why)) {
-        mpb_cli_error("run", "%s '%s': %s", opt, text, why);
-        return false;
-    }
-    free(out->v);
-    out->v = malloc(sizeof *out->v * (size_t)(v.n ? v.n : 1));
-    out->n = 0;
-    bool ok = out->v != NULL;
-    for (int i = 0; ok && i < v.n; i++) {
-        char *end;
-        double x = strtod(v.items[i], &end);
-        if (*end != '\0' || x != floor(x) || x < (double)lo || x > (double)hi) {
-            mpb_cli_error("run", "%s '%s': '%s' is not an integer in %lld..%lld", opt, text,
-                          v.items[i], (long long)lo, (long long)hi);
-            ok = false;
-        } else {
-            out->v[out->n++] = (int64_t)x;
-        }
-    }
-    mpb_values_free(&v);
-    return ok;
-}
-
-static bool add_selections(const char *opt, const char *text, struct mpb_plan *plan, bool scheme,
-                           int *first)
-{
-    struct mpb_values names;
-    char why[256];
-    if (!mpb_values_parse(text, &names, why, sizeof why)) {
-        mpb_cli_error("run", "%s '%s': %s", opt, text, why);
-        return false;
-    }
-    struct mpb_selection **list = scheme ? &plan->schemes : &plan->gens;
-    int *count = scheme ? &plan->n_schemes : &plan->n_gens;
-    *first = *count;
-    bool ok = true;
-    for (int i = 0; ok && i < names.n; i++) {
-        struct mpb_selection sel = {0};
-        if (scheme) {
-            sel.scheme = mpb_scheme_find(names.items[i]);
-            if (sel.scheme) {
-                sel.specs = sel.scheme->params;
-                sel.n_specs = sel.scheme->n_params;
-            }
-        } else {
-            sel.gen = mpb_generator_find(names.items[i]);
-            if (sel.gen) {
-                sel.specs = sel.gen->params;
-                sel.n_specs = sel.gen->n_params;
-            }
-        }
-        if (!sel.scheme && !sel.gen) {
-            mpb_cli_error("run", "%s '%s': unknown %s (mpbench list %s shows them)", opt,
-                          names.items[i], scheme ? "scheme" : "generator",
-                          scheme ? "schemes" : "generators");
-            ok = false;
-            break;
-        }
-        double defaults[MPB_MAX_PARAMS];
-        mpb_param_defaults(sel.specs, sel.n_specs, defaults);
-        for (int p = 0; p < sel.n_specs; p++) {
-            sel.values[p] = malloc(sizeof(double));
-            if (!sel.values[p]) {
-                ok = false;
-                break;
-            }
-            sel.values[p][0] = defaults[p];
-            sel.n_values[p] = 1;
-        }
-        struct mpb_selection *grown = realloc(*list, sizeof *grown * (size_t)(*count + 1));
-        if (!grown) {
-            ok = false;
-            break;
-        }
-        *list = grown;
-        (*list)[(*count)++] = sel;
-    }
-    mpb_values_free(&names);
-    return ok;
-}
-
-static bool apply_arg(const char *text, struct mpb_selection *sel, const char *owner_kind)
-{
-    const char *eq = strchr(text, '=');
-    const char *owner = sel->scheme ? sel->scheme->name : sel->gen->name;
-    if (!eq || eq == text) {
-        mpb_cli_error("run", "-a '%s': expected KEY=VALUES", text);
-        return false;
-    }
-    char key[64];
-    snprintf(key, sizeof key, "%.*s", (int)(eq - text), text);
-    int p = mpb_param_find(sel->specs, sel->n_specs, key);
-    if (p < 0) {
-        char names[512] = "";
-        size_t used = 0;
-        for (int i = 0; i < sel->n_specs && used < sizeof names; i++)
-            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
-                                     sel->specs[i].name);
-        mpb_cli_error("run", "-a %s: %s '%s' has no parameter '%s' (%s%s)", text, owner_kind, owner,
-                      key, sel->n_specs ? "it has: " : "it has none", names);
-        return false;
-    }
-    struct mpb_values v;
-    char why[256];
-    if (!mpb_values_parse(eq + 1, &v, why, sizeof why)) {
-        mpb_cli_error("run", "-a %s: %s", text, why);
-        return false;
-    }
-    double *vals = malloc(sizeof *vals * (size_t)(v.n ? v.n : 1));
-    bool ok = vals != NULL;
-    for (int i = 0; ok && i < v.n; i++) {
-        if (!mpb_param_parse(&sel->specs[p], v.items[i], &vals[i], why, sizeof why)) {
-            mpb_cli_error("run", "-a %s: %s '%s' parameter %s: %s", text, owner_kind, owner, key, why);
-            ok = false;
-        }
-    }
-    if (ok) {
-        free(sel->values[p]);
-        sel->values[p] = vals;
-        sel->n_values[p] = v.n;
-    } else {
-        free(vals);
-    }
-    mpb_values_free(&v);
-    return ok;
-}
-
-static bool parse_choice(const char *opt, const char *text, const char *const *words, int *out)
-{
-    for (int i = 0; words[i]; i++)
-        if (strcmp(text, words[i]) == 0) {
-            *out = i;
-            return true;
-        }
-    char allowed[128] = "";
-    size_t used = 0;
-    for (int i = 0; words[i]; i++)
-        used += (size_t)snprintf(allowed + used, sizeof allowed - used, "%s%s", i ? "|" : "", words[i]);
-    mpb_cli_error("run", "%s '%s': expected %s", opt, text, allowed);
-    return false;
-}
-
 static bool parse_shard(const char *text, struct mpb_plan *plan)
 {
     long i, n;
@@ -243,21 +70,6 @@ static bool parse_shard(const char *text, struct mpb_plan *plan)
     plan->shard_index = (int)i;
     plan->shard_count = (int)n;
     return true;
-}
-
-const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name)
-{
-    size_t len = strlen(name);
-    const char *arg = argv[*i], *val;
-    if (strncmp(arg, name, len) == 0 && arg[len] == '=')
-        val = arg + len + 1;
-    else if (strcmp(arg, name) != 0)
-        return NULL;
-    else
-        val = *i + 1 < argc ? argv[++*i] : "";
-    if (!*val)
-        mpb_cli_error(cmd, "%s needs a value", name);
-    return val;
 }
 
 static bool check_plan(struct mpb_plan *plan)
@@ -300,8 +112,6 @@ static struct mpb_int_list *dim_option(struct mpb_plan *plan, const char *name)
 
 enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *plan)
 {
-    static const char *const backends[] = {"auto", "cuda", "host", NULL};
-    static const char *const progress[] = {"auto", "always", "never", NULL};
     static const char *const refs[] = {"mpfr", "none", "dd", NULL};
     static const char *const dims[] = {"--size", "--m", "--n", "--k", NULL};
     memset(plan, 0, sizeof *plan);
@@ -318,7 +128,9 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             return MPB_PARSE_HELP;
         if ((val = mpb_cli_value("run", argc, argv, &i, "-s")) || (val = mpb_cli_value("run", argc, argv, &i, "-g"))) {
             bool scheme = arg[1] == 's';
-            if (!*val || !add_selections(scheme ? "-s" : "-g", val, plan, scheme, &last_first))
+            if (!*val || !mpb_cli_add_selections("run", scheme ? "-s" : "-g", val, scheme,
+                                                    scheme ? &plan->schemes : &plan->gens,
+                                                    scheme ? &plan->n_schemes : &plan->n_gens, &last_first))
                 return MPB_PARSE_ERROR;
             last_is_scheme = scheme;
             last_end = scheme ? plan->n_schemes : plan->n_gens;
@@ -333,7 +145,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             }
             struct mpb_selection *sel = last_is_scheme ? plan->schemes : plan->gens;
             for (int s = last_first; s < last_end; s++)
-                if (!apply_arg(val, &sel[s], last_is_scheme ? "scheme" : "generator"))
+                if (!mpb_cli_apply_arg("run", val, &sel[s]))
                     return MPB_PARSE_ERROR;
             continue;
         }
@@ -341,7 +153,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
         for (int d = 0; dims[d] && !matched; d++) {
             if ((val = mpb_cli_value("run", argc, argv, &i, dims[d]))) {
                 matched = true;
-                if (!*val || !parse_int_list(dims[d], val, 1, INT64_C(1) << 31, dim_option(plan, dims[d])))
+                if (!*val || !mpb_cli_int_list("run", dims[d], val, 1, INT64_C(1) << 31, dim_option(plan, dims[d])))
                     return MPB_PARSE_ERROR;
             }
         }
@@ -350,7 +162,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
         long n;
         int choice;
         if ((val = mpb_cli_value("run", argc, argv, &i, "--seed"))) {
-            if (!*val || !parse_int_list("--seed", val, 0, INT64_C(1) << 53, &plan->seeds))
+            if (!*val || !mpb_cli_int_list("run", "--seed", val, 0, INT64_C(1) << 53, &plan->seeds))
                 return MPB_PARSE_ERROR;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--reps"))) {
             if (!*val || !mpb_cli_int("run", "--reps", val, 1, 100000, &n))
@@ -365,11 +177,11 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
                 return MPB_PARSE_ERROR;
             plan->warmup_ms = (int)n;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--backend"))) {
-            if (!*val || !parse_choice("--backend", val, backends, &choice))
+            if (!*val || !mpb_cli_choice("run", "--backend", val, mpb_backend_words, &choice))
                 return MPB_PARSE_ERROR;
             plan->backend = (enum mpb_backend_choice)choice;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--ref"))) {
-            if (!*val || !parse_choice("--ref", val, refs, &choice))
+            if (!*val || !mpb_cli_choice("run", "--ref", val, refs, &choice))
                 return MPB_PARSE_ERROR;
             plan->ref = (enum mpb_ref_choice)choice;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--ref-samples"))) {
@@ -377,7 +189,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
                 return MPB_PARSE_ERROR;
             plan->ref_samples = n;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--progress"))) {
-            if (!*val || !parse_choice("--progress", val, progress, &choice))
+            if (!*val || !mpb_cli_choice("run", "--progress", val, mpb_progress_words, &choice))
                 return MPB_PARSE_ERROR;
             plan->progress = (enum mpb_progress)choice;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--csv"))) {

@@ -12,9 +12,9 @@
 
 #include "case_row.h"
 #include "cli.h"
+#include "csv.h"
 #include "grade.h"
 #include "meta.h"
-#include "values.h"
 
 #define CMD "grade"
 #define MAX_SHAPES 64
@@ -41,8 +41,9 @@ static void help(void)
 "with the case that produced each, Test 1/2/3 classes, b*, special values, the\n"
 "inner-scaling check and the slope diagnostic (README \"mpbench grade\").\n"
 "\n"
-"  -s SCHEME            scheme to grade (mpbench list schemes); repeatable\n"
-"  -a KEY=VALUES        parameter of the most recent -s; a list grades each value\n"
+"  -s SCHEME[,...]      scheme(s) to grade (mpbench list schemes); repeatable\n"
+"  -a KEY=VALUES        parameter of the most recent -s (each of its schemes); a\n"
+"                       list grades each value\n"
 "  --sizes VALUES       square sizes (default host: 31,64,127,128,129;\n"
 "                       cuda: 127,128,129,1000,1023,1024,1025,4096)\n"
 "  --shapes LIST        rectangular shapes MxNxK, comma-separated, or none (default\n"
@@ -60,18 +61,11 @@ static void help(void)
 "B); 2 usage error; 3 runtime error; 77 nothing could run.");
 }
 
-/* One -s with its -a lists. */
-struct scheme_arg {
-    const struct mpb_scheme *scheme;
-    double *values[MPB_MAX_PARAMS];
-    int n_values[MPB_MAX_PARAMS];
-};
-
 struct grade_args {
-    struct scheme_arg *schemes;
+    struct mpb_selection *schemes; /* one per -s name, with its -a lists */
     int n_schemes;
-    int64_t *sizes;
-    int n_sizes;
+    int last_first;                /* the first selection of the most recent -s */
+    struct mpb_int_list sizes;
     struct mpb_grade_shape shapes[MAX_SHAPES];
     int n_shapes; /* -1: the backend's default */
     long seeds, ref_samples; /* seeds 0: the default (3; 1 with --quick) */
@@ -82,109 +76,6 @@ struct grade_args {
     int argc;    /* the command line, for the sidecars */
     char **argv;
 };
-
-/* In the order of enum mpb_backend_choice and enum mpb_progress (plan.h). */
-static const char *const backend_words[] = {"auto", "cuda", "host", NULL};
-static const char *const progress_words[] = {"auto", "always", "never", NULL};
-
-static bool parse_word(const char *opt, const char *text, const char *const *words, int *out)
-{
-    for (int i = 0; words[i]; i++)
-        if (!strcmp(text, words[i])) {
-            *out = i;
-            return true;
-        }
-    mpb_cli_error(CMD, "%s '%s': expected %s|%s|%s", opt, text, words[0], words[1], words[2]);
-    return false;
-}
-
-static bool add_scheme(struct grade_args *g, const char *name)
-{
-    const struct mpb_scheme *s = mpb_scheme_find(name);
-    if (!s) {
-        mpb_cli_error(CMD, "-s '%s': unknown scheme (mpbench list schemes shows them)", name);
-        return false;
-    }
-    struct scheme_arg *grown = realloc(g->schemes, sizeof *grown * (size_t)(g->n_schemes + 1));
-    if (!grown)
-        return false;
-    g->schemes = grown;
-    struct scheme_arg *a = &g->schemes[g->n_schemes++];
-    memset(a, 0, sizeof *a);
-    a->scheme = s;
-    double def[MPB_MAX_PARAMS];
-    mpb_param_defaults(s->params, s->n_params, def);
-    for (int p = 0; p < s->n_params; p++) {
-        a->values[p] = malloc(sizeof(double));
-        if (!a->values[p])
-            return false;
-        a->values[p][0] = def[p];
-        a->n_values[p] = 1;
-    }
-    return true;
-}
-
-static bool apply_arg(struct scheme_arg *a, const char *text)
-{
-    const struct mpb_scheme *s = a->scheme;
-    const char *eq = strchr(text, '=');
-    char key[64], why[256];
-    snprintf(key, sizeof key, "%.*s", eq ? (int)(eq - text) : 0, text);
-    int p = eq ? mpb_param_find(s->params, s->n_params, key) : -1;
-    if (p < 0) {
-        mpb_cli_error(CMD, "-a '%s': expected KEY=VALUES with KEY a parameter of %s "
-                      "(mpbench list schemes)", text, s->name);
-        return false;
-    }
-    struct mpb_values v;
-    if (!mpb_values_parse(eq + 1, &v, why, sizeof why)) {
-        mpb_cli_error(CMD, "-a %s: %s", text, why);
-        return false;
-    }
-    int count = v.n;
-    double *vals = malloc(sizeof *vals * (size_t)(count ? count : 1));
-    bool ok = vals != NULL && count > 0;
-    for (int i = 0; ok && i < v.n; i++)
-        if (!mpb_param_parse(&s->params[p], v.items[i], &vals[i], why, sizeof why)) {
-            mpb_cli_error(CMD, "-a %s: scheme %s parameter %s: %s", text, s->name, key, why);
-            ok = false;
-        }
-    mpb_values_free(&v);
-    if (!ok) {
-        free(vals);
-        return false;
-    }
-    free(a->values[p]);
-    a->values[p] = vals;
-    a->n_values[p] = count;
-    return true;
-}
-
-static bool parse_sizes(const char *text, struct grade_args *g)
-{
-    struct mpb_values v;
-    char why[256];
-    if (!mpb_values_parse(text, &v, why, sizeof why)) {
-        mpb_cli_error(CMD, "--sizes '%s': %s", text, why);
-        return false;
-    }
-    free(g->sizes);
-    g->sizes = malloc(sizeof *g->sizes * (size_t)(v.n ? v.n : 1));
-    g->n_sizes = 0;
-    bool ok = g->sizes != NULL;
-    for (int i = 0; ok && i < v.n; i++) {
-        char *end;
-        double x = strtod(v.items[i], &end);
-        if (*end || x != floor(x) || x < 1 || x > 1 << 20) {
-            mpb_cli_error(CMD, "--sizes '%s': '%s' is not an integer in 1..1048576", text, v.items[i]);
-            ok = false;
-        } else {
-            g->sizes[g->n_sizes++] = (int64_t)x;
-        }
-    }
-    mpb_values_free(&v);
-    return ok;
-}
 
 static bool parse_shapes(const char *text, struct grade_args *g)
 {
@@ -213,16 +104,22 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
     const char *val;
     long n;
     if ((val = mpb_cli_value(CMD, argc, argv, i, "-s")))
-        return *val && add_scheme(g, val);
+        return *val && mpb_cli_add_selections(CMD, "-s", val, true, &g->schemes, &g->n_schemes,
+                                              &g->last_first);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "-a"))) {
-        if (*val && g->n_schemes == 0) {
+        if (!*val)
+            return false;
+        if (g->n_schemes == 0) {
             mpb_cli_error(CMD, "-a %s: give -s SCHEME before its -a", val);
             return false;
         }
-        return *val && apply_arg(&g->schemes[g->n_schemes - 1], val);
+        for (int s = g->last_first; s < g->n_schemes; s++)
+            if (!mpb_cli_apply_arg(CMD, val, &g->schemes[s]))
+                return false;
+        return true;
     }
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--sizes")))
-        return *val && parse_sizes(val, g);
+        return *val && mpb_cli_int_list(CMD, "--sizes", val, 1, 1 << 20, &g->sizes);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--shapes")))
         return *val && parse_shapes(val, g);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--seeds"))) {
@@ -239,13 +136,13 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
     }
     int word;
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--backend"))) {
-        if (!*val || !parse_word("--backend", val, backend_words, &word))
+        if (!*val || !mpb_cli_choice(CMD, "--backend", val, mpb_backend_words, &word))
             return false;
         g->backend = (enum mpb_backend_choice)word;
         return true;
     }
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--progress"))) {
-        if (!*val || !parse_word("--progress", val, progress_words, &word))
+        if (!*val || !mpb_cli_choice(CMD, "--progress", val, mpb_progress_words, &word))
             return false;
         g->progress = (enum mpb_progress)word;
         return true;
@@ -287,8 +184,8 @@ static enum mpb_parse_result parse_args(int argc, char **argv, struct grade_args
 /* Sizes and shapes: explicit ones, else --quick's, else the backend's. */
 static int build_shapes(const struct grade_args *g, bool cuda, struct mpb_grade_shape *out)
 {
-    const int64_t *sizes = g->sizes;
-    int n_sizes = g->n_sizes, n = 0;
+    const int64_t *sizes = g->sizes.v;
+    int n_sizes = g->sizes.n, n = 0;
     if (!sizes) {
         sizes = g->quick ? quick_sizes : cuda ? cuda_sizes : host_sizes;
         n_sizes = g->quick ? 2 : cuda ? (int)(sizeof cuda_sizes / sizeof *cuda_sizes)
@@ -325,7 +222,7 @@ static int build_configs(const struct grade_args *g, struct mpb_grade_config *ou
     }
     int n = 0;
     for (int s = 0; s < g->n_schemes; s++) {
-        const struct scheme_arg *a = &g->schemes[s];
+        const struct mpb_selection *a = &g->schemes[s];
         int idx[MPB_MAX_PARAMS] = {0}, np = a->scheme->n_params;
         for (bool more = true; more;) {
             out[n].scheme = a->scheme;
@@ -386,19 +283,10 @@ static void on_case(void *vctx, const struct mpb_case *c, const struct mpb_resul
 
 /* ---- the verdict table ---- */
 
+/* A text cell quoted as csv.c quotes the results CSV (RFC 4180). */
 static void csv_text(FILE *f, const char *s, bool last)
 {
-    if (s && strpbrk(s, ",\"\n")) {
-        fputc('"', f);
-        for (; *s; s++) {
-            if (*s == '"')
-                fputc('"', f);
-            fputc(*s, f);
-        }
-        fputc('"', f);
-    } else if (s) {
-        fputs(s, f);
-    }
+    mpb_csv_write_field(f, s);
     fputc(last ? '\n' : ',', f);
 }
 
@@ -530,25 +418,6 @@ static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_ve
 
 /* ---- the command ---- */
 
-static bool open_backend(const struct grade_args *g, struct mpb_cuda_env **env, int *exit_code)
-{
-    char why[512];
-    *env = NULL;
-    if (g->backend == MPB_BACKEND_HOST)
-        return true;
-    *env = mpb_cuda_open(0, why, sizeof why);
-    if (*env)
-        return true;
-    if (g->backend == MPB_BACKEND_CUDA) {
-        mpb_cli_error(CMD, "--backend cuda: no usable GPU: %s", why);
-        *exit_code = MPB_EXIT_NOTHING_RAN;
-        return false;
-    }
-    fprintf(stderr, "mpbench grade: note [backend-host]: no usable GPU (%s); grading the host models "
-                    "(say --backend host to silence this)\n", why);
-    return true;
-}
-
 /* The <csv>.meta.json sidecars of the verdict and cases CSVs, as mpbench run
  * writes them (argv, host, GPU and clocks, versions): a committed verdict
  * says where and how it was measured. */
@@ -658,7 +527,7 @@ static void free_args(struct grade_args *g)
         for (int p = 0; p < MPB_MAX_PARAMS; p++)
             free(g->schemes[s].values[p]);
     free(g->schemes);
-    free(g->sizes);
+    free(g->sizes.v);
 }
 
 int mpb_cmd_grade(int argc, char **argv)
@@ -677,7 +546,7 @@ int mpb_cmd_grade(int argc, char **argv)
         struct mpb_cuda_env *env = NULL;
         if (n_cfgs < 0)
             exit_code = MPB_EXIT_USAGE;
-        else if (open_backend(&g, &env, &exit_code))
+        else if (mpb_cli_open_backend(CMD, g.backend, "grading", &env, &exit_code))
             exit_code = grade_all(&g, env, cfgs, n_cfgs, verdicts);
         if (env)
             mpb_cuda_close(env);

@@ -18,27 +18,6 @@
 #include "meta.h"
 #include "summary.h"
 
-/* Open the GPU unless the host backend was asked for. NULL env with
- * *exit_code set when the run cannot go on (cuda asked, none usable). */
-static bool choose_backend(const struct mpb_plan *plan, struct mpb_cuda_env **env, int *exit_code)
-{
-    char why[512];
-    *env = NULL;
-    if (plan->backend == MPB_BACKEND_HOST)
-        return true;
-    *env = mpb_cuda_open(0, why, sizeof why);
-    if (*env)
-        return true;
-    if (plan->backend == MPB_BACKEND_CUDA) {
-        mpb_cli_error("run", "--backend cuda: no usable GPU: %s", why);
-        *exit_code = MPB_EXIT_NOTHING_RAN;
-        return false;
-    }
-    fprintf(stderr, "mpbench run: note [backend-host]: no usable GPU (%s); running the host models "
-                    "(impl=host; say --backend host to silence this)\n", why);
-    return true;
-}
-
 static void join_tags(const struct mpb_plan *plan, char *buf, size_t len)
 {
     size_t used = 0;
@@ -193,7 +172,7 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     int exit_code = MPB_EXIT_OK;
     /* A dry run with the backend named needs no device: it runs nothing. */
     bool named_dry_run = plan->dry_run && plan->backend != MPB_BACKEND_AUTO;
-    if (!named_dry_run && !choose_backend(plan, &st->env, &exit_code))
+    if (!named_dry_run && !mpb_cli_open_backend("run", plan->backend, "running", &st->env, &exit_code))
         return exit_code;
     enum mpb_impl impl = st->env || (named_dry_run && plan->backend == MPB_BACKEND_CUDA) ? MPB_IMPL_CUDA
                                                                                          : MPB_IMPL_HOST;

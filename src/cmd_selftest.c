@@ -271,8 +271,9 @@ static void check_scheme(const struct mpb_runner *r, const struct mpb_scheme *s,
 
 int mpb_cmd_selftest(int argc, char **argv)
 {
-    const char *backend = "auto";
+    int backend = MPB_BACKEND_AUTO;
     for (int i = 1; i < argc; i++) {
+        const char *val;
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
             puts("usage: mpbench selftest [--backend auto|cuda|host]\n\n"
                  "cuda: every generator's device fill against its host fill (bitwise), and\n"
@@ -283,30 +284,21 @@ int mpb_cmd_selftest(int argc, char **argv)
                  "Exit 0 all passed, 1 a failure, 77 --backend cuda without a GPU.");
             return MPB_EXIT_OK;
         }
-        if (!strcmp(argv[i], "--backend") && i + 1 < argc)
-            backend = argv[++i];
-        else {
+        if ((val = mpb_cli_value("selftest", argc, argv, &i, "--backend"))) {
+            if (!*val || !mpb_cli_choice("selftest", "--backend", val, mpb_backend_words, &backend))
+                return MPB_EXIT_USAGE;
+        } else {
             mpb_cli_error("selftest", "unknown option '%s' (expected --backend auto|cuda|host)", argv[i]);
             return MPB_EXIT_USAGE;
         }
     }
-    if (strcmp(backend, "auto") && strcmp(backend, "cuda") && strcmp(backend, "host")) {
-        mpb_cli_error("selftest", "--backend '%s': expected auto|cuda|host", backend);
-        return MPB_EXIT_USAGE;
-    }
     struct mpb_runner r = {.impl = MPB_IMPL_HOST, .warmup = 0, .reps = 1, .keep_data = true};
-    char why[512];
-    if (strcmp(backend, "host")) {
-        r.env = mpb_cuda_open(0, why, sizeof why);
-        if (!r.env && !strcmp(backend, "cuda")) {
-            mpb_cli_error("selftest", "--backend cuda: no usable GPU: %s", why);
-            return MPB_EXIT_NOTHING_RAN;
-        }
-        if (r.env)
-            r.impl = MPB_IMPL_CUDA;
-        else
-            fprintf(stderr, "mpbench selftest: note: no usable GPU (%s); checking the host models\n", why);
-    }
+    int exit_code = MPB_EXIT_OK;
+    if (!mpb_cli_open_backend("selftest", (enum mpb_backend_choice)backend, "checking", &r.env,
+                              &exit_code))
+        return exit_code;
+    if (r.env)
+        r.impl = MPB_IMPL_CUDA;
     printf("mpbench selftest, backend %s%s%s\n", mpb_impl_name(r.impl), r.env ? ": " : "",
            r.env ? mpb_cuda_device(r.env)->name : "");
     struct tally t = {0};

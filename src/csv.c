@@ -79,7 +79,7 @@ struct mpb_csv {
     int n_ids;
 };
 
-static void write_cell(FILE *f, const char *s)
+void mpb_csv_write_field(FILE *f, const char *s)
 {
     if (!s)
         return;
@@ -272,7 +272,7 @@ bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row)
     for (int c = 0; c < MPB_COL_COUNT; c++) {
         if (c)
             fputc(',', csv->f);
-        write_cell(csv->f, row->cell[c]);
+        mpb_csv_write_field(csv->f, row->cell[c]);
     }
     fputc('\n', csv->f);
     return fflush(csv->f) == 0 && !ferror(csv->f);

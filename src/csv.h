@@ -58,6 +58,11 @@ int mpb_csv_resumed_rows(const struct mpb_csv *csv);
 bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row);
 bool mpb_csv_close(struct mpb_csv *csv);
 
+/* One field as the results CSV writes it: as is, or (when it holds a comma,
+ * quote, CR or LF) in quotes with quotes doubled and CR/LF as spaces, so
+ * that a record is one line (RFC 4180). NULL writes nothing. */
+void mpb_csv_write_field(FILE *f, const char *s);
+
 /* Split one CSV record (RFC 4180 quoting) into at most `max` fields held in
  * `buf`; returns the field count, or -1 on malformed quoting. */
 int mpb_csv_split(const char *line, char *buf, size_t buf_len, char **fields, int max);

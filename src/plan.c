@@ -13,6 +13,9 @@ const char *mpb_impl_name(enum mpb_impl impl)
     return impl == MPB_IMPL_CUDA ? "cuda" : "host";
 }
 
+const char *const mpb_backend_words[] = {"auto", "cuda", "host", NULL};
+const char *const mpb_progress_words[] = {"auto", "always", "never", NULL};
+
 const char *mpb_ref_name(enum mpb_ref_choice ref)
 {
     return ref == MPB_REF_MPFR ? "mpfr" : ref == MPB_REF_DD ? "dd" : "none";

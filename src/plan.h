@@ -13,6 +13,9 @@ enum mpb_progress { MPB_PROGRESS_AUTO, MPB_PROGRESS_ALWAYS, MPB_PROGRESS_NEVER }
 enum mpb_ref_choice { MPB_REF_MPFR, MPB_REF_NONE, MPB_REF_DD };
 
 const char *mpb_impl_name(enum mpb_impl impl);
+/* The words of --backend and --progress, in enum order, NULL-terminated. */
+extern const char *const mpb_backend_words[];
+extern const char *const mpb_progress_words[];
 /* "mpfr", "none", "dd": the --ref word and the ref column. */
 const char *mpb_ref_name(enum mpb_ref_choice ref);
 

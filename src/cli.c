@@ -1,0 +1,217 @@
+/* Command-line helpers shared by the subcommands (cli.h): messages, option
+ * values, integer and word options, -s/-g/-a selections, the backend. */
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status.h"
+#include "values.h"
+
+void mpb_cli_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "mpbench %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+bool mpb_cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || errno || v < lo || v > hi) {
+        mpb_cli_error(cmd, "%s '%s': expected an integer in %ld..%ld", opt, text, lo, hi);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name)
+{
+    size_t len = strlen(name);
+    const char *arg = argv[*i], *val;
+    if (strncmp(arg, name, len) == 0 && arg[len] == '=')
+        val = arg + len + 1;
+    else if (strcmp(arg, name) != 0)
+        return NULL;
+    else
+        val = *i + 1 < argc ? argv[++*i] : "";
+    if (!*val)
+        mpb_cli_error(cmd, "%s needs a value", name);
+    return val;
+}
+
+bool mpb_cli_int_list(const char *cmd, const char *opt, const char *text, int64_t lo, int64_t hi,
+                      struct mpb_int_list *out)
+{
+    struct mpb_values v;
+    char why[256];
+    if (!mpb_values_parse(text, &v, why, sizeof why)) {
+        mpb_cli_error(cmd, "%s '%s': %s", opt, text, why);
+        return false;
+    }
+    free(out->v);
+    out->v = malloc(sizeof *out->v * (size_t)(v.n ? v.n : 1));
+    out->n = 0;
+    bool ok = out->v != NULL;
+    for (int i = 0; ok && i < v.n; i++) {
+        char *end;
+        double x = strtod(v.items[i], &end);
+        if (*end != '\0' || x != floor(x) || x < (double)lo || x > (double)hi) {
+            mpb_cli_error(cmd, "%s '%s': '%s' is not an integer in %lld..%lld", opt, text,
+                          v.items[i], (long long)lo, (long long)hi);
+            ok = false;
+        } else {
+            out->v[out->n++] = (int64_t)x;
+        }
+    }
+    mpb_values_free(&v);
+    return ok;
+}
+
+bool mpb_cli_choice(const char *cmd, const char *opt, const char *text, const char *const *words, int *out)
+{
+    for (int i = 0; words[i]; i++)
+        if (strcmp(text, words[i]) == 0) {
+            *out = i;
+            return true;
+        }
+    char allowed[128] = "";
+    size_t used = 0;
+    for (int i = 0; words[i]; i++)
+        used += (size_t)snprintf(allowed + used, sizeof allowed - used, "%s%s", i ? "|" : "", words[i]);
+    mpb_cli_error(cmd, "%s '%s': expected %s", opt, text, allowed);
+    return false;
+}
+
+bool mpb_cli_add_selections(const char *cmd, const char *opt, const char *text, bool scheme,
+                            struct mpb_selection **list, int *count, int *first)
+{
+    struct mpb_values names;
+    char why[256];
+    if (!mpb_values_parse(text, &names, why, sizeof why)) {
+        mpb_cli_error(cmd, "%s '%s': %s", opt, text, why);
+        return false;
+    }
+    *first = *count;
+    bool ok = true;
+    for (int i = 0; ok && i < names.n; i++) {
+        struct mpb_selection sel = {0};
+        if (scheme) {
+            sel.scheme = mpb_scheme_find(names.items[i]);
+            if (sel.scheme) {
+                sel.specs = sel.scheme->params;
+                sel.n_specs = sel.scheme->n_params;
+            }
+        } else {
+            sel.gen = mpb_generator_find(names.items[i]);
+            if (sel.gen) {
+                sel.specs = sel.gen->params;
+                sel.n_specs = sel.gen->n_params;
+            }
+        }
+        if (!sel.scheme && !sel.gen) {
+            mpb_cli_error(cmd, "%s '%s': unknown %s (mpbench list %s shows them)", opt,
+                          names.items[i], scheme ? "scheme" : "generator",
+                          scheme ? "schemes" : "generators");
+            ok = false;
+            break;
+        }
+        double defaults[MPB_MAX_PARAMS];
+        mpb_param_defaults(sel.specs, sel.n_specs, defaults);
+        for (int p = 0; p < sel.n_specs; p++) {
+            sel.values[p] = malloc(sizeof(double));
+            if (!sel.values[p]) {
+                ok = false;
+                break;
+            }
+            sel.values[p][0] = defaults[p];
+            sel.n_values[p] = 1;
+        }
+        struct mpb_selection *grown = realloc(*list, sizeof *grown * (size_t)(*count + 1));
+        if (!grown) {
+            ok = false;
+            break;
+        }
+        *list = grown;
+        (*list)[(*count)++] = sel;
+    }
+    mpb_values_free(&names);
+    return ok;
+}
+
+bool mpb_cli_apply_arg(const char *cmd, const char *text, struct mpb_selection *sel)
+{
+    const char *owner_kind = sel->scheme ? "scheme" : "generator";
+    const char *eq = strchr(text, '=');
+    const char *owner = sel->scheme ? sel->scheme->name : sel->gen->name;
+    if (!eq || eq == text) {
+        mpb_cli_error(cmd, "-a '%s': expected KEY=VALUES", text);
+        return false;
+    }
+    char key[64];
+    snprintf(key, sizeof key, "%.*s", (int)(eq - text), text);
+    int p = mpb_param_find(sel->specs, sel->n_specs, key);
+    if (p < 0) {
+        char names[512] = "";
+        size_t used = 0;
+        for (int i = 0; i < sel->n_specs && used < sizeof names; i++)
+            used += (size_t)snprintf(names + used, sizeof names - used, "%s%s", i ? ", " : "",
+                                     sel->specs[i].name);
+        mpb_cli_error(cmd, "-a %s: %s '%s' has no parameter '%s' (%s%s)", text, owner_kind, owner,
+                      key, sel->n_specs ? "it has: " : "it has none", names);
+        return false;
+    }
+    struct mpb_values v;
+    char why[256];
+    if (!mpb_values_parse(eq + 1, &v, why, sizeof why)) {
+        mpb_cli_error(cmd, "-a %s: %s", text, why);
+        return false;
+    }
+    double *vals = malloc(sizeof *vals * (size_t)(v.n ? v.n : 1));
+    bool ok = vals != NULL;
+    for (int i = 0; ok && i < v.n; i++) {
+        if (!mpb_param_parse(&sel->specs[p], v.items[i], &vals[i], why, sizeof why)) {
+            mpb_cli_error(cmd, "-a %s: %s '%s' parameter %s: %s", text, owner_kind, owner, key, why);
+            ok = false;
+        }
+    }
+    if (ok) {
+        free(sel->values[p]);
+        sel->values[p] = vals;
+        sel->n_values[p] = v.n;
+    } else {
+        free(vals);
+    }
+    mpb_values_free(&v);
+    return ok;
+}
+
+bool mpb_cli_open_backend(const char *cmd, enum mpb_backend_choice choice, const char *doing,
+                          struct mpb_cuda_env **env, int *exit_code)
+{
+    char why[512];
+    *env = NULL;
+    if (choice == MPB_BACKEND_HOST)
+        return true;
+    *env = mpb_cuda_open(0, why, sizeof why);
+    if (*env)
+        return true;
+    if (choice == MPB_BACKEND_CUDA) {
+        mpb_cli_error(cmd, "--backend cuda: no usable GPU: %s", why);
+        *exit_code = MPB_EXIT_NOTHING_RAN;
+        return false;
+    }
+    fprintf(stderr, "mpbench %s: note [backend-host]: no usable GPU (%s); %s the host models "
+                    "(impl=host; say --backend host to silence this)\n", cmd, why, doing);
+    return true;
+}
