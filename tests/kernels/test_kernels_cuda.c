@@ -1,23 +1,24 @@
 /* GPU suite: the CUDA environment and the cuBLAS-backed schemes on a device.
- *  - every native scheme and cuBLAS's FP64 emulation against the host models
- *    within twice the bound, through mpb_cuda_time (times, phase marks);
+ *  - every scheme of the registry's native and cublas_emu families (at its
+ *    defaults, and cublas_fp64emu also fixed 55 bits, performant, dynamic
+ *    with at most 8 bits) against its host model, or the native one of its
+ *    target when it has none, within twice its bound, through mpb_cuda_time
+ *    (times, phase marks);
  *  - the emulation's settings read back and its retained bits / fallback;
  *  - error capture: an int-overflowing shape, an out-of-memory (not sticky,
  *    the env stays usable), then an illegal address (sticky, its message
  *    kept), last because it kills the context.
  * Exits 77 without a device. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
 #include "elem.h"
-#include "cublas_emu/cublas_emu.h"
 #include "cuda_env.h"
-#include "native/native.h"
-
-typedef enum mpb_status (*host_fn)(const struct mpb_gemm *, const double *,
-                                   struct mpb_scheme_info *);
+#include "registry.h"
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Du;
 
@@ -60,20 +61,20 @@ static double worst_ratio(enum mpb_target t, int64_t m, int64_t n, int64_t k, co
     return worst;
 }
 
+/* One scheme of the registry with one parameter setting. */
 struct gpu_case {
-    const char *name;
-    const struct mpb_scheme_cuda *ops;
-    enum mpb_target target;
-    const double *params;
-    host_fn host; /* model compared against */
-    double (*bound)(const double *, int64_t);
+    char name[64];
+    const struct mpb_scheme *scheme;
+    double params[MPB_MAX_PARAMS];
+    const struct mpb_scheme *model; /* whose host model the GPU is compared with */
 };
 
 /* One case through setup, mpb_cuda_time, report and teardown. */
 static void run_case(struct mpb_cuda_env *env, const struct gpu_case *gc, int64_t m, int64_t n,
                      int64_t k, struct mpb_scheme_info *info)
 {
-    enum mpb_target t = gc->target;
+    enum mpb_target t = gc->scheme->target;
+    const struct mpb_scheme_cuda *ops = gc->scheme->cuda;
     size_t es = mpb_target_size(t);
     void *a = random_matrix(t, m * k), *b = random_matrix(t, k * n);
     void *c = malloc((size_t)(m * n) * es), *h = malloc((size_t)(m * n) * es);
@@ -88,17 +89,17 @@ static void run_case(struct mpb_cuda_env *env, const struct gpu_case *gc, int64_
     struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = t, .a = da, .b = db, .c = dc};
     *info = (struct mpb_scheme_info){.slices = -1, .fallback = -1};
     double times[3], phase[MPB_PHASE_COUNT];
-    if (gc->ops->setup(env, &g, gc->params, &state) != MPB_STATUS_OK) {
+    if (ops->setup(env, &g, gc->params, &state) != MPB_STATUS_OK) {
         CHECK(0, "%s: setup: %s", gc->name, mpb_cuda_last_error(env));
         goto out;
     }
-    CHECK(mpb_cuda_time(env, gc->ops, state, &g, 1, 0, 3, times, phase) == MPB_STATUS_OK,
+    CHECK(mpb_cuda_time(env, ops, state, &g, 1, 0, 3, times, phase) == MPB_STATUS_OK,
           "%s: timing: %s", gc->name, mpb_cuda_last_error(env));
-    CHECK(gc->ops->report(env, state, info) == MPB_STATUS_OK, "%s: report: %s", gc->name,
+    CHECK(ops->report(env, state, info) == MPB_STATUS_OK, "%s: report: %s", gc->name,
           mpb_cuda_last_error(env));
     CHECK(mpb_cuda_download(env, c, dc, (size_t)(m * n) * es) == MPB_STATUS_OK, "%s: download: %s",
           gc->name, mpb_cuda_last_error(env));
-    gc->ops->teardown(env, state);
+    ops->teardown(env, state);
     for (int r = 0; r < 3; r++)
         CHECK(times[r] > 0 && isfinite(times[r]), "%s: time %g", gc->name, times[r]);
     CHECK(phase[MPB_PHASE_GEMM] > 0 && isnan(phase[MPB_PHASE_SPLIT]) &&
@@ -106,8 +107,8 @@ static void run_case(struct mpb_cuda_env *env, const struct gpu_case *gc, int64_
           "%s: phases %g %g %g", gc->name, phase[0], phase[1], phase[2]);
     struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = t, .a = a, .b = b, .c = h};
     struct mpb_scheme_info hinfo = {.slices = -1, .fallback = -1};
-    CHECK(gc->host(&hg, NULL, &hinfo) == MPB_STATUS_OK, "%s: host model", gc->name);
-    double f = gc->bound(gc->params, k), worst = worst_ratio(t, m, n, k, a, b, c, h);
+    CHECK(gc->model->run_host(&hg, NULL, &hinfo) == MPB_STATUS_OK, "%s: host model", gc->name);
+    double f = gc->scheme->bound(gc->params, k), worst = worst_ratio(t, m, n, k, a, b, c, h);
     CHECK(worst <= 2 * f, "%s %lldx%lldx%lld: |gpu − host| reaches %g·|A||B| > 2·%g", gc->name,
           (long long)m, (long long)n, (long long)k, worst, f);
     printf("%-28s %5lld %5lld %5lld  %8.3f ms  err/bound %.3g  slices %d fallback %d  [%s] %s\n",
@@ -120,54 +121,88 @@ out:
     free(a), free(b), free(c), free(h);
 }
 
+/* Parameter settings beyond the defaults, as `-a` would give them. */
+static const struct {
+    const char *scheme, *label;
+    const char *kv[5]; /* key, value, ..., NULL */
+} extra_settings[] = {
+    {"cublas_fp64emu", "fixed 55", {"mantissa", "fixed", "max_bits", "55", NULL}},
+    {"cublas_fp64emu", "performant", {"strategy", "performant", NULL}},
+    {"cublas_fp64emu", "dynamic max 8", {"max_bits", "8", NULL}},
+};
+
+/* `gc` for scheme s with its defaults, then the values of kv. */
+static void make_case(struct gpu_case *gc, const struct mpb_scheme *s, const char *label,
+                      const char *const *kv)
+{
+    snprintf(gc->name, sizeof gc->name, "%s%s%s", s->name, label ? " " : "", label ? label : "");
+    gc->scheme = s;
+    /* The vendor emulations have no host model: the native one of their target. */
+    gc->model = s->run_host ? s : mpb_scheme_find(s->target == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
+    mpb_param_defaults(s->params, s->n_params, gc->params);
+    for (; kv && kv[0]; kv += 2) {
+        char why[256];
+        int p = mpb_param_find(s->params, s->n_params, kv[0]);
+        CHECK(p >= 0 && mpb_param_parse(&s->params[p], kv[1], &gc->params[p], why, sizeof why),
+              "%s: %s=%s", s->name, kv[0], kv[1]);
+    }
+}
+
+static void check_case(struct mpb_cuda_env *env, const struct gpu_case *gc, const char *label)
+{
+    static const int64_t shapes[][3] = {{1, 1, 1}, {33, 7, 129}, {257, 129, 300}};
+    bool fp64emu = strcmp(gc->scheme->name, "cublas_fp64emu") == 0;
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        struct mpb_scheme_info info;
+        run_case(env, gc, shapes[i][0], shapes[i][1], shapes[i][2], &info);
+        if (fp64emu) {
+            CHECK(strstr(info.settings, "max_bits=") && strstr(info.settings, "workspace_mb="),
+                  "settings read back: %s", info.settings);
+            CHECK(info.fallback == (info.slices < 0), "fallback %d vs slices %d", info.fallback,
+                  info.slices);
+        }
+        if (fp64emu && label && !strcmp(label, "fixed 55"))
+            CHECK(info.slices == 55 || info.slices == -1, "fixed 55 retained %d", info.slices);
+        /* FP64 accuracy needs more than 8 bits: dynamic control runs native. */
+        if (fp64emu && label && !strcmp(label, "dynamic max 8"))
+            CHECK(info.fallback == 1 && info.slices == -1, "max 8: fallback %d slices %d",
+                  info.fallback, info.slices);
+    }
+}
+
+/* The cuBLAS-backed schemes: the registry's native and cublas_emu families,
+ * each at its defaults and then with its extra settings. check() is not
+ * asked: cublas_bf16x9 runs off compute capability 10.x too, where cuBLAS
+ * computes native FP32, within the sgemm bound it is held to. */
 static void check_schemes(struct mpb_cuda_env *env)
 {
-    static const double emu_default[] = {MPB_FP64EMU_EAGER, MPB_FP64EMU_DYNAMIC, 0, 0};
-    static const double emu_fixed55[] = {MPB_FP64EMU_EAGER, MPB_FP64EMU_FIXED, 55, 0};
-    static const double emu_performant[] = {MPB_FP64EMU_PERFORMANT, MPB_FP64EMU_DYNAMIC, 0, 0};
-    static const double emu_capped[] = {MPB_FP64EMU_EAGER, MPB_FP64EMU_DYNAMIC, 8, 0};
-    const struct gpu_case cases[] = {
-        {"dgemm", &mpb_dgemm_cuda, MPB_TARGET_FP64, NULL, mpb_dgemm_host, mpb_dgemm_bound},
-        {"sgemm", &mpb_sgemm_cuda, MPB_TARGET_FP32, NULL, mpb_sgemm_host, mpb_sgemm_bound},
-        {"tf32", &mpb_tf32_cuda, MPB_TARGET_FP32, NULL, mpb_tf32_host, mpb_tf32_bound},
-        {"fp16", &mpb_fp16_cuda, MPB_TARGET_FP32, NULL, mpb_fp16_host, mpb_fp16_bound},
-        {"bf16", &mpb_bf16_cuda, MPB_TARGET_FP32, NULL, mpb_bf16_host, mpb_bf16_bound},
-        {"cublas_fp64emu eager", &mpb_cublas_fp64emu_cuda, MPB_TARGET_FP64, emu_default,
-         mpb_dgemm_host, mpb_dgemm_bound},
-        {"cublas_fp64emu fixed 55", &mpb_cublas_fp64emu_cuda, MPB_TARGET_FP64, emu_fixed55,
-         mpb_dgemm_host, mpb_dgemm_bound},
-        {"cublas_fp64emu performant", &mpb_cublas_fp64emu_cuda, MPB_TARGET_FP64, emu_performant,
-         mpb_dgemm_host, mpb_dgemm_bound},
-        {"cublas_fp64emu dynamic max 8", &mpb_cublas_fp64emu_cuda, MPB_TARGET_FP64, emu_capped,
-         mpb_dgemm_host, mpb_dgemm_bound},
-        {"cublas_bf16x9", &mpb_cublas_bf16x9_cuda, MPB_TARGET_FP32, NULL, mpb_sgemm_host,
-         mpb_sgemm_bound},
-    };
-    static const int64_t shapes[][3] = {{1, 1, 1}, {33, 7, 129}, {257, 129, 300}};
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
-            struct mpb_scheme_info info;
-            run_case(env, &cases[i], shapes[s][0], shapes[s][1], shapes[s][2], &info);
-            if (cases[i].ops == &mpb_cublas_fp64emu_cuda) {
-                CHECK(strstr(info.settings, "max_bits=") && strstr(info.settings, "workspace_mb="),
-                      "settings read back: %s", info.settings);
-                CHECK(info.fallback == (info.slices < 0), "fallback %d vs slices %d", info.fallback,
-                      info.slices);
+    int walked = 0;
+    for (int i = 0; i < mpb_n_schemes; i++) {
+        const struct mpb_scheme *s = mpb_schemes[i];
+        if (strcmp(s->family, "native") && strcmp(s->family, "cublas_emu"))
+            continue;
+        CHECK(s->cuda && s->bound, "%s: no CUDA backend or bound", s->name);
+        if (!s->cuda || !s->bound)
+            continue;
+        struct gpu_case gc;
+        make_case(&gc, s, NULL, NULL);
+        check_case(env, &gc, NULL);
+        walked++;
+        for (size_t e = 0; e < sizeof extra_settings / sizeof extra_settings[0]; e++)
+            if (!strcmp(extra_settings[e].scheme, s->name)) {
+                make_case(&gc, s, extra_settings[e].label, extra_settings[e].kv);
+                check_case(env, &gc, extra_settings[e].label);
             }
-            if (cases[i].params == emu_fixed55)
-                CHECK(info.slices == 55 || info.slices == -1, "fixed 55 retained %d", info.slices);
-            /* FP64 accuracy needs more than 8 bits: dynamic control runs native. */
-            if (cases[i].params == emu_capped)
-                CHECK(info.fallback == 1 && info.slices == -1, "max 8: fallback %d slices %d",
-                      info.fallback, info.slices);
-        }
+    }
+    CHECK(walked >= 7, "only %d cuBLAS-backed schemes in the registry", walked);
 }
 
 static void check_errors(struct mpb_cuda_env *env)
 {
+    const struct mpb_scheme_cuda *dgemm = mpb_scheme_find("dgemm")->cuda;
     struct mpb_gemm huge = {.m = 1ll << 31, .n = 1, .k = 1, .target = MPB_TARGET_FP64};
     void *state, *p;
-    CHECK(mpb_dgemm_cuda.setup(env, &huge, NULL, &state) == MPB_STATUS_ERROR &&
+    CHECK(dgemm->setup(env, &huge, NULL, &state) == MPB_STATUS_ERROR &&
               strstr(mpb_cuda_last_error(env), "INT_MAX"),
           "int dimensions: %s", mpb_cuda_last_error(env));
     CHECK(mpb_cuda_alloc(env, &p, (size_t)1 << 50) == MPB_STATUS_ERROR && p == NULL,
@@ -186,8 +221,8 @@ static void check_errors(struct mpb_cuda_env *env)
                             .a = (void *)0x10,
                             .b = (void *)0x10,
                             .c = (void *)0x10};
-    CHECK(mpb_dgemm_cuda.setup(env, &wild, NULL, &state) == MPB_STATUS_OK, "setup");
-    CHECK(mpb_dgemm_cuda.run(env, state, &wild, NULL) == MPB_STATUS_OK, "enqueue");
+    CHECK(dgemm->setup(env, &wild, NULL, &state) == MPB_STATUS_OK, "setup");
+    CHECK(dgemm->run(env, state, &wild, NULL) == MPB_STATUS_OK, "enqueue");
     CHECK(mpb_cuda_sync(env) == MPB_STATUS_ERROR && mpb_cuda_is_sticky(env) &&
               !mpb_cuda_last_was_oom(env),
           "illegal address not sticky: %s", mpb_cuda_last_error(env));
@@ -197,7 +232,7 @@ static void check_errors(struct mpb_cuda_env *env)
     CHECK(mpb_cuda_alloc(env, &p, 1024) == MPB_STATUS_ERROR, "alloc after a sticky error");
     CHECK(strcmp(first, mpb_cuda_last_error(env)) == 0, "sticky message replaced by %s",
           mpb_cuda_last_error(env));
-    mpb_dgemm_cuda.teardown(env, state);
+    dgemm->teardown(env, state);
 }
 
 int main(void)
