@@ -18,6 +18,8 @@ static void usage(FILE *f)
           "             against their error bounds\n"
           "  grade      grade schemes on the Demmel battery: verdict table (mpbench grade --help)\n"
           "  gate       compare a candidate results CSV with a baseline (mpbench gate --help)\n"
+          "  probe      what the tensor cores compute on this GPU: a model fitted bit for bit,\n"
+          "             with the evidence (mpbench probe --help)\n"
           "  version    print the version and commit\n"
           "\n"
           "Exit codes: 0 ok, 1 incorrect result, 2 usage error, 3 runtime error,\n"
@@ -41,6 +43,8 @@ int main(int argc, char **argv)
         return mpb_cmd_grade(argc - 1, argv + 1);
     if (!strcmp(cmd, "gate"))
         return mpb_cmd_gate(argc - 1, argv + 1);
+    if (!strcmp(cmd, "probe"))
+        return mpb_cmd_probe(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
         printf("mpbench %s (%s)\n", MPB_VERSION, mpb_git_sha);
         return MPB_EXIT_OK;

@@ -7,6 +7,7 @@
 
 #include "adp/adp.h"
 #include "cublas_emu/cublas_emu.h"
+#include "fp32split/fp32split.h"
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
 #include "ozaki2/ozaki2.h"
@@ -118,11 +119,59 @@ static const struct mpb_scheme adp = {
     .bound = mpb_adp_bound,
 };
 
+/* The FP32 split family on mpbench's tensor-core engine (kernels/tc). The
+ * host models run the MMA model `mpbench probe` fitted on the H200 and
+ * reproduce the GPU bit for bit; egemm engine=cublas (not the default) only
+ * within the bound, cuBLAS's own order of k not being modelled. */
+static const struct mpb_scheme egemm = {
+    .name = "egemm", .family = "fp32split", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "EGEMM-TC (Feng et al., PPoPP'21): round-split FP16 hi + lo, lo*lo, lo*hi, hi*lo, hi*hi "
+            "per k-step on mpbench's wgmma engine; slices = MMAs per k-step",
+    .params = mpb_egemm_params, .n_params = MPB_EGEMM_N_PARAMS, .check = mpb_egemm_check, .cuda = &mpb_egemm_cuda,
+    .run_host = mpb_egemm_host, .bound = mpb_egemm_bound, .bitwise_host_device = true, .bound_rowcol = true,
+};
+
+static const struct mpb_scheme markidis = {
+    .name = "markidis", .family = "fp32split", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "Markidis et al. (2018): truncation split FP16 hi + lo on the same engine as egemm; "
+            "slices = MMAs per k-step",
+    .params = mpb_markidis_params, .n_params = MPB_MARKIDIS_N_PARAMS, .check = mpb_markidis_check, .cuda = &mpb_markidis_cuda,
+    .run_host = mpb_markidis_host, .bound = mpb_markidis_bound, .bitwise_host_device = true,
+    .bound_rowcol = true,
+};
+
+static const struct mpb_scheme refine_fp16 = {
+    .name = "refine_fp16", .family = "fp32split", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "moTuner's FP16 refinement levels (papers/003): hi*hi plus the correction products "
+            "tau = t1 t2 t3 (A_hi*B_lo, A_lo*B_hi, A_lo*B_lo); slices = MMAs per k-step",
+    .params = mpb_refine_fp16_params, .n_params = MPB_REFINE_FP16_N_PARAMS, .check = mpb_refine_fp16_check,
+    .cuda = &mpb_refine_fp16_cuda, .run_host = mpb_refine_fp16_host, .bound = mpb_refine_fp16_bound,
+    .bitwise_host_device = true, .bound_rowcol = true,
+};
+
+static const struct mpb_scheme tf32x3 = {
+    .name = "tf32x3", .family = "fp32split", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "CUTLASS 3xTF32: big = tf32(x), small = tf32(x - big), small*big + big*small + big*big "
+            "on mpbench's wgmma engine; slices = MMAs per k-step",
+    .params = mpb_tf32x3_params, .n_params = MPB_TF32X3_N_PARAMS, .check = mpb_tf32x3_check, .cuda = &mpb_tf32x3_cuda,
+    .run_host = mpb_tf32x3_host, .bound = mpb_tf32x3_bound, .bitwise_host_device = true,
+};
+
+static const struct mpb_scheme ape_bf16x3 = {
+    .name = "ape_bf16x3", .family = "fp32split", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "APE (Ma et al., ICS'22): x = hi + mid + lo in BF16, the six products of weight <= 2 on "
+            "mpbench's wgmma engine; slices = MMAs per k-step",
+    .params = mpb_ape_bf16x3_params, .n_params = MPB_APE_BF16X3_N_PARAMS, .check = mpb_ape_bf16x3_check,
+    .cuda = &mpb_ape_bf16x3_cuda, .run_host = mpb_ape_bf16x3_host, .bound = mpb_ape_bf16x3_bound,
+    .bitwise_host_device = true,
+};
+
 const struct mpb_scheme *const mpb_schemes[] = {
     &dgemm, &sgemm, &tf32, &fp16, &bf16, &cublas_fp64emu, &cublas_bf16x9,
     &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
     &ozaki2_int8, &ozaki2_int8_sp,
     &adp,
+    &egemm, &markidis, &refine_fp16, &tf32x3, &ape_bf16x3,
 };
 const int mpb_n_schemes = (int)(sizeof mpb_schemes / sizeof mpb_schemes[0]);
 

@@ -90,6 +90,27 @@ MPB_HD uint16_t mpb_fp16_from_f32(float x)
     return (uint16_t)(sign | mpb_round_bits_rne(mant, shift));
 }
 
+/* binary16 bits of x rounded toward zero: as mpb_fp16_from_f32 (RNE) with
+ * the dropped bits cut off; beyond the largest half, 65504 (IEEE RZ). */
+MPB_HD uint16_t mpb_fp16_from_f32_rz(float x)
+{
+    uint32_t u = mpb_f32_to_bits(x);
+    uint16_t sign = (uint16_t)((u >> 16) & 0x8000u);
+    uint32_t a = u & 0x7FFFFFFFu;
+    if (a > 0x7F800000u)
+        return (uint16_t)(sign | 0x7E00u | ((a >> 13) & 0x03FFu));
+    if (a == 0x7F800000u)
+        return (uint16_t)(sign | 0x7C00u);
+    if (a >= 0x47800000u) /* |x| >= 2^16 */
+        return (uint16_t)(sign | 0x7BFFu);
+    if (a >= 0x38800000u) /* normal: rebias, drop 13 bits */
+        return (uint16_t)(sign | ((a - ((uint32_t)(127 - 15) << 23)) >> 13));
+    if (a < 0x33800000u) /* below 2^-24 */
+        return sign;
+    uint32_t mant = (a & 0x007FFFFFu) | 0x00800000u;
+    return (uint16_t)(sign | (mant >> (126 - (int)(a >> 23))));
+}
+
 /* Exact: every binary16 value is a binary32 value. */
 MPB_HD float mpb_fp16_to_f32(uint16_t h)
 {

@@ -1,0 +1,134 @@
+/* The FP32 split family's arithmetic, shared by the split kernels
+ * (fp32split.cu) and the host models (fp32split_host.c): each FP32 value,
+ * scaled by a power of two, becomes two or three low-precision planes whose
+ * sum it is (exactly, or to the split's last bit).
+ *
+ *   round16  hi = fp16_rn(y), lo = fp16_rn(y - hi): EGEMM-TC's round-split
+ *            (papers/004 §3.2, Fig. 4b; specs/egemm.md §6.1), also moTuner's
+ *            refinement levels. |y - hi - lo| <= 2^-22 |y| in FP16's normal range.
+ *   trunc16  hi = fp16_rz(y) (truncation), lo = fp16_rn(y - hi): the split
+ *            Markidis et al. (2018) use; one bit less (2^-21 |y|).
+ *   tf32     big = tf32_rn(y), small = tf32_rn(y - big): CUTLASS 3xTF32;
+ *            |y - big - small| <= 2^-23 |y| (FP32's exponent range).
+ *   bf16x3   hi, mid, lo = bf16_rn of y and of what is left: APE (Ma et al.,
+ *            ICS'22); 3 x 8 significand bits hold FP32's 24 exactly.
+ * Each difference y - plane is exact in FP32 (Sterbenz: the plane is within
+ * a factor 2 of what it rounds). Planes are returned as the bits the tensor
+ * cores read (FP16/BF16 in 16 bits, TF32 as an FP32 word). A non-finite
+ * leading plane (Inf, NaN, or a finite y that overflows the format) zeroes
+ * the others, so that Inf propagates as in SGEMM instead of becoming NaN. */
+#ifndef MPB_FP32SPLIT_ARITH_H
+#define MPB_FP32SPLIT_ARITH_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "common/lowp_arith.h"
+#include "mpb_arith.h"
+#include "mpb_hd.h"
+
+enum fs_split { FS_ROUND16 = 0, FS_TRUNC16, FS_TF32, FS_BF16X3 };
+
+/* What a split lost, for the note: a value whose leading plane overflowed,
+ * or whose planes hold it less closely than the split promises in the
+ * format's normal range (bits lost to subnormal planes). */
+enum fs_loss { FS_LOST_OVERFLOW = 1, FS_LOST_UNDERFLOW = 2 };
+
+MPB_HD int fs_planes(enum fs_split k)
+{
+    return k == FS_BF16X3 ? 3 : 2;
+}
+
+/* |y - sum of planes| <= fs_remainder_bound * |y| when no plane is subnormal. */
+MPB_HD double fs_remainder_bound(enum fs_split k)
+{
+    switch (k) {
+    case FS_ROUND16: return 0x1p-22;
+    case FS_TRUNC16: return 0x1p-21;
+    case FS_TF32: return 0x1p-22;
+    case FS_BF16X3: return 0.0;
+    }
+    return 0.0;
+}
+
+/* Split x * 2^s into fs_planes(kind) planes (out[p] holds the bits);
+ * returns the fs_loss flags of this value. */
+MPB_HD unsigned fs_split(enum fs_split kind, float x, int s, uint32_t out[3])
+{
+    const float y = ldexpf(x, s);
+    double value[3] = {0.0, 0.0, 0.0}; /* the planes as numbers */
+    out[0] = out[1] = out[2] = 0;
+    switch (kind) {
+    case FS_ROUND16:
+    case FS_TRUNC16: {
+        uint16_t hi = kind == FS_ROUND16 ? mpb_fp16_from_f32(y) : mpb_fp16_from_f32_rz(y);
+        value[0] = mpb_fp16_to_f32(hi);
+        out[0] = hi;
+        if (isfinite(value[0])) {
+            out[1] = mpb_fp16_from_f32(y - (float)value[0]);
+            value[1] = mpb_fp16_to_f32((uint16_t)out[1]);
+        }
+        break;
+    }
+    case FS_TF32: {
+        float big = mpb_tf32_round(y);
+        value[0] = big;
+        out[0] = mpb_f32_to_bits(big);
+        if (isfinite(big)) {
+            float small = mpb_tf32_round(y - big);
+            value[1] = small;
+            out[1] = mpb_f32_to_bits(small);
+        }
+        break;
+    }
+    case FS_BF16X3: {
+        float left = y;
+        for (int i = 0; i < 3; i++) {
+            uint16_t p = mpb_bf16_from_f32(left);
+            value[i] = mpb_bf16_to_f32(p);
+            out[i] = p;
+            if (!isfinite(value[i]))
+                break;
+            left = left - (float)value[i];
+        }
+        break;
+    }
+    }
+    if (!isfinite(x))
+        return 0; /* Inf and NaN are carried by the leading plane, as in SGEMM */
+    const double sum = value[0] + value[1] + value[2];
+    if (!isfinite(sum))
+        return FS_LOST_OVERFLOW;
+    /* The planes are few binary fractions: their sum and y - sum are exact in double. */
+    return fabs((double)y - sum) > fs_remainder_bound(kind) * fabs((double)y) ? FS_LOST_UNDERFLOW : 0;
+}
+
+/* The scale exponent of a row of A or column of B whose largest finite
+ * |value| has FP32 bits `max_bits` (0: none): 2^s puts that value in
+ * [2^14, 2^15), the top binade below FP16's largest (65504), so that every
+ * value of the row keeps the split's 21-22 bits over the ~24 binades down to
+ * FP16's smallest normal (specs/egemm.md §6.2). */
+MPB_HD int fs_scale_exp(uint32_t max_bits)
+{
+    if (max_bits == 0 || max_bits >= 0x7F800000u)
+        return 0;
+    int e;
+    if (max_bits >= 0x00800000u) {
+        e = (int)(max_bits >> 23) - 127;
+    } else { /* subnormal maximum: exponent of its leading bit */
+        e = -127;
+        for (uint32_t m = max_bits; m < 0x00800000u; m <<= 1)
+            e--;
+        e++;
+    }
+    return 14 - e;
+}
+
+/* |x| as FP32 bits when finite, else 0: what the row/column maxima take. */
+MPB_HD uint32_t fs_abs_bits_finite(float x)
+{
+    uint32_t a = mpb_f32_to_bits(x) & 0x7FFFFFFFu;
+    return a < 0x7F800000u ? a : 0u;
+}
+
+#endif

@@ -1,0 +1,466 @@
+/* The tensor-core GEMM engine (tc_engine.h) on Hopper: a warp-specialised
+ * wgmma kernel.
+ *
+ * A CTA computes a 128 x BN tile of C. Warpgroup 0 is the producer: one
+ * thread streams the k-blocks of every A and B plane through `stages`
+ * shared-memory buffers with the bulk tensor copy engine (TMA), each buffer
+ * guarded by a "full" barrier (bytes arrived) and an "empty" barrier (both
+ * consumers are done with it). Warpgroups 1 and 2 are consumers, 64 rows of
+ * the tile each: per k-step of the instruction (16 FP16/BF16 values, 8 TF32)
+ * they issue one wgmma m64nBN per plane pair, in the caller's order, into a
+ * register accumulator (accum=tc), which accum=rn flushes every flush_k into
+ * a second FP32 accumulator with round-to-nearest adds. Tiles are K-major
+ * with the 128-byte (or 64-byte) swizzle that both TMA and wgmma read.
+ * Shapes: TMA fills rows past m or n and values past k with zeros (exact
+ * zero products), and the epilogue stores only entries inside C.
+ * The grid is persistent (one CTA per multiprocessor, tiles taken in turn),
+ * so that a tile's epilogue overlaps the next tile's loads. Tiles are visited
+ * in groups of TC_GROUP_M row tiles per column tile so that CTAs running at
+ * the same time share B's tile and a group's A rows stay in L2. */
+#include "tc/tc_engine.h"
+
+#include <cuda.h>
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tc/tc_ptx.cuh"
+#include "tc/tc_wgmma.cuh"
+
+namespace {
+
+constexpr int TC_BM = 128;      /* two consumer warpgroups of 64 rows */
+constexpr int TC_THREADS = 384; /* producer + 2 consumers */
+constexpr int TC_MAX_STAGES = 8;
+constexpr int TC_GROUP_M = 16;
+constexpr int TC_SMEM_LIMIT = 227 * 1024; /* sm_90 opt-in maximum per block */
+
+struct kernel_params {
+    CUtensorMap a[TC_MAX_PLANES], b[TC_MAX_PLANES];
+    int n_a, n_b, n_pairs;
+    signed char pa[TC_MAX_PAIRS], pb[TC_MAX_PAIRS];
+    int m, n, k_blocks, stages, flush_blocks;
+    int tiles_m, tiles_n;
+    const int *row_exp, *col_exp;
+    float *c;
+    long long ldc;
+};
+
+/* Input formats: element size, k per instruction, and the wgmma of width N. */
+struct op_f16 {
+    static constexpr int elem_bytes = 2, k_inst = 16;
+    template <int N> __device__ static void mma(float (&d)[N / 2], uint64_t da, uint64_t db, int scale_d)
+    {
+        if constexpr (N == 256)
+            tc_wgmma_m64n256k16_f16(d, da, db, scale_d);
+        else
+            tc_wgmma_m64n128k16_f16(d, da, db, scale_d);
+    }
+};
+struct op_bf16 {
+    static constexpr int elem_bytes = 2, k_inst = 16;
+    template <int N> __device__ static void mma(float (&d)[N / 2], uint64_t da, uint64_t db, int scale_d)
+    {
+        if constexpr (N == 256)
+            tc_wgmma_m64n256k16_bf16(d, da, db, scale_d);
+        else
+            tc_wgmma_m64n128k16_bf16(d, da, db, scale_d);
+    }
+};
+struct op_tf32 {
+    static constexpr int elem_bytes = 4, k_inst = 8;
+    template <int N> __device__ static void mma(float (&d)[N / 2], uint64_t da, uint64_t db, int scale_d)
+    {
+        if constexpr (N == 256)
+            tc_wgmma_m64n256k8_tf32(d, da, db, scale_d);
+        else
+            tc_wgmma_m64n128k8_tf32(d, da, db, scale_d);
+    }
+};
+
+/* Tile (tm, tn) of CTA `b` in the grouped order. */
+__device__ void tile_of(int b, int tiles_m, int tiles_n, int *tm, int *tn)
+{
+    int per_group = TC_GROUP_M * tiles_n;
+    int group = b / per_group, first_m = group * TC_GROUP_M;
+    int size_m = tiles_m - first_m < TC_GROUP_M ? tiles_m - first_m : TC_GROUP_M;
+    int in_group = b % per_group;
+    *tm = first_m + in_group % size_m;
+    *tn = in_group / size_m;
+}
+
+template <typename Op, int BN, int BK_BYTES, bool RN, int NP>
+__global__ void __launch_bounds__(TC_THREADS, 1) tc_gemm_kernel(const __grid_constant__ kernel_params p)
+{
+    constexpr int BK = BK_BYTES / Op::elem_bytes;
+    constexpr int ACC = BN / 2;
+    __shared__ __align__(8) uint64_t full[TC_MAX_STAGES], empty[TC_MAX_STAGES];
+    extern __shared__ unsigned char smem_raw[];
+    /* Swizzled tiles start on 1024-byte boundaries (the 128-byte pattern repeats every 8 rows). */
+    unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    const int a_bytes = TC_BM * BK_BYTES, b_bytes = BN * BK_BYTES;
+    const int stage_bytes = p.n_a * a_bytes + p.n_b * b_bytes;
+    const int wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < p.stages; s++) {
+            tc_bar_init(&full[s], 1);
+            tc_bar_init(&empty[s], 2);
+        }
+        tc_fence_barrier_init();
+    }
+    __syncthreads();
+
+    const int tiles = p.tiles_m * p.tiles_n;
+    if (wg == 0) {
+        tc_regs_dealloc<40>();
+        if (threadIdx.x == 0) {
+            for (int i = 0; i < p.n_a; i++)
+                tc_prefetch_tensor_map(&p.a[i]);
+            for (int i = 0; i < p.n_b; i++)
+                tc_prefetch_tensor_map(&p.b[i]);
+            /* `it` counts k-blocks over all of this CTA's tiles: the buffers
+             * cycle on without a break between tiles. */
+            int it = 0;
+            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+                int tm, tn;
+                tile_of(tile, p.tiles_m, p.tiles_n, &tm, &tn);
+                for (int kb = 0; kb < p.k_blocks; kb++, it++) {
+                    const int s = it % p.stages, round = it / p.stages;
+                    if (round > 0)
+                        tc_bar_wait(&empty[s], (round - 1) & 1);
+                    tc_bar_arrive_expect_tx(&full[s], stage_bytes);
+                    unsigned char *st = smem + s * stage_bytes;
+                    for (int i = 0; i < p.n_a; i++)
+                        tc_tma_load_2d(st + i * a_bytes, &p.a[i], &full[s], kb * BK, tm * TC_BM);
+                    for (int i = 0; i < p.n_b; i++)
+                        tc_tma_load_2d(st + p.n_a * a_bytes + i * b_bytes, &p.b[i], &full[s], kb * BK, tn * BN);
+                }
+            }
+        }
+        return;
+    }
+
+    tc_regs_alloc<232>();
+    const int half = wg - 1; /* which 64 rows of the tile */
+    const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
+    constexpr uint32_t swz = tc_swizzle_mode(BK_BYTES);
+    float acc[ACC], sum[RN ? ACC : 1];
+#pragma unroll
+    for (int i = 0; i < ACC; i++)
+        acc[i] = 0.0f;
+    int it = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int tm, tn;
+        tile_of(tile, p.tiles_m, p.tiles_n, &tm, &tn);
+#pragma unroll
+        for (int i = 0; i < (RN ? ACC : 1); i++)
+            sum[i] = 0.0f;
+        int fresh = 1;    /* next MMA starts a new accumulator (scale-d = 0) */
+        int pending = -1; /* stage whose MMAs were committed but not yet waited for */
+        for (int kb = 0; kb < p.k_blocks; kb++, it++) {
+            const int s = it % p.stages;
+            tc_bar_wait(&full[s], (it / p.stages) & 1);
+            const unsigned char *st = smem + s * stage_bytes;
+            tc_wgmma_fence();
+            /* Straight-line MMAs (NP is a compile-time count): a branch between
+             * two wgmma would make the compiler fence them apart. */
+#pragma unroll
+            for (int kk = 0; kk < BK / Op::k_inst; kk++) {
+#pragma unroll
+                for (int q = 0; q < NP; q++) {
+                    const unsigned char *ta = st + p.pa[q] * a_bytes + half * 64 * BK_BYTES;
+                    const unsigned char *tb = st + p.n_a * a_bytes + p.pb[q] * b_bytes;
+                    const int off = kk * Op::k_inst * Op::elem_bytes;
+                    uint64_t da = tc_smem_desc(ta + off, 16, 8 * BK_BYTES, swz);
+                    uint64_t db = tc_smem_desc(tb + off, 16, 8 * BK_BYTES, swz);
+                    Op::template mma<BN>(acc, da, db, !fresh);
+                    fresh = 0;
+                }
+            }
+            tc_wgmma_commit();
+            const bool flush = RN && ((kb + 1) % p.flush_blocks == 0 || kb + 1 == p.k_blocks);
+            if (flush) {
+                tc_wgmma_wait<0>();
+                if (threadIdx.x % 128 == 0) {
+                    if (pending >= 0)
+                        tc_bar_arrive(&empty[pending]);
+                    tc_bar_arrive(&empty[s]);
+                }
+                pending = -1;
+#pragma unroll
+                for (int i = 0; i < (RN ? ACC : 1); i++)
+                    sum[i] = __fadd_rn(sum[i], acc[i]);
+                fresh = 1;
+            } else {
+                tc_wgmma_wait<1>();
+                if (pending >= 0 && threadIdx.x % 128 == 0)
+                    tc_bar_arrive(&empty[pending]);
+                pending = s;
+            }
+        }
+        tc_wgmma_wait<0>();
+        if (pending >= 0 && threadIdx.x % 128 == 0)
+            tc_bar_arrive(&empty[pending]);
+
+        /* Accumulator layout of wgmma m64nN (PTX "Matrix fragments for
+         * wgmma"): register 4j + 2h + e holds row 16w + l/4 + 8h, column
+         * 8j + 2(l%4) + e. The stores drain while the next tile's k-blocks,
+         * already loaded by the producer, go through the tensor cores. */
+        const int m0 = tm * TC_BM, n0 = tn * BN;
+#pragma unroll
+        for (int j = 0; j < BN / 8; j++) {
+#pragma unroll
+            for (int h = 0; h < 2; h++) {
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int row = m0 + half * 64 + 16 * w + l / 4 + 8 * h;
+                    const int col = n0 + 8 * j + 2 * (l % 4) + e;
+                    if (row < p.m && col < p.n) {
+                        float v = RN ? sum[RN ? 4 * j + 2 * h + e : 0] : acc[4 * j + 2 * h + e];
+                        if (p.row_exp)
+                            v = ldexpf(v, -(p.row_exp[row] + p.col_exp[col]));
+                        p.c[(long long)col * p.ldc + row] = v;
+                    }
+                }
+            }
+        }
+    }
+}
+
+typedef void (*kernel_fn)(kernel_params);
+
+template <typename Op, bool RN, int BK_BYTES, int NP> kernel_fn pick_np()
+{
+    return tc_gemm_kernel<Op, RN ? 128 : 256, BK_BYTES, RN, NP>;
+}
+
+template <typename Op, bool RN, int BK_BYTES> kernel_fn pick_pairs(int n_pairs)
+{
+    switch (n_pairs) {
+    case 1: return pick_np<Op, RN, BK_BYTES, 1>();
+    case 2: return pick_np<Op, RN, BK_BYTES, 2>();
+    case 3: return pick_np<Op, RN, BK_BYTES, 3>();
+    case 4: return pick_np<Op, RN, BK_BYTES, 4>();
+    case 5: return pick_np<Op, RN, BK_BYTES, 5>();
+    case 6: return pick_np<Op, RN, BK_BYTES, 6>();
+    }
+    return nullptr;
+}
+
+template <typename Op> kernel_fn pick(bool rn, int bk_bytes, int n_pairs)
+{
+    if (rn)
+        return bk_bytes == 128 ? pick_pairs<Op, true, 128>(n_pairs) : pick_pairs<Op, true, 64>(n_pairs);
+    return bk_bytes == 128 ? pick_pairs<Op, false, 128>(n_pairs) : pick_pairs<Op, false, 64>(n_pairs);
+}
+
+kernel_fn pick_kernel(enum tc_input fmt, bool rn, int bk_bytes, int n_pairs)
+{
+    switch (fmt) {
+    case TC_IN_FP16: return pick<op_f16>(rn, bk_bytes, n_pairs);
+    case TC_IN_BF16: return pick<op_bf16>(rn, bk_bytes, n_pairs);
+    case TC_IN_TF32: return pick<op_tf32>(rn, bk_bytes, n_pairs);
+    }
+    return nullptr;
+}
+
+PFN_cuTensorMapEncodeTiled_v12000 encode_fn(char *why, size_t why_len)
+{
+    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
+    if (!fn) {
+        void *sym = nullptr;
+        cudaDriverEntryPointQueryResult q;
+        cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &sym, 12000,
+                                                           cudaEnableDefault, &q);
+        if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || !sym) {
+            snprintf(why, why_len, "cuTensorMapEncodeTiled not available from the driver (%s)",
+                     cudaGetErrorString(err));
+            return nullptr;
+        }
+        fn = (PFN_cuTensorMapEncodeTiled_v12000)sym;
+    }
+    return fn;
+}
+
+int stages_for(int stage_bytes)
+{
+    int s = (TC_SMEM_LIMIT - 1024) / stage_bytes;
+    return s > TC_MAX_STAGES ? TC_MAX_STAGES : s;
+}
+
+} // namespace
+
+struct tc_plan {
+    kernel_params params;
+    kernel_fn kernel;
+    int grid, smem_bytes, bn, bk_bytes;
+    enum tc_input fmt;
+};
+
+extern "C" int tc_plane_elem_bytes(enum tc_input fmt)
+{
+    return fmt == TC_IN_TF32 ? 4 : 2;
+}
+
+extern "C" int64_t tc_plane_ld(enum tc_input fmt, int64_t k)
+{
+    int64_t per16 = 16 / tc_plane_elem_bytes(fmt);
+    return (k + per16 - 1) / per16 * per16;
+}
+
+extern "C" int tc_flush_step(enum tc_input fmt)
+{
+    /* The 64-byte tiles of the planned configurations cover half the k of the 128-byte ones. */
+    return 64 / tc_plane_elem_bytes(fmt);
+}
+
+extern "C" int tc_gemm_supported(const struct tc_gemm_args *a, char *why, size_t why_len)
+{
+    const int64_t lim = INT64_C(1) << 31;
+    if (a->m < 1 || a->n < 1 || a->k < 1 || a->m >= lim || a->n >= lim || a->k >= lim) {
+        snprintf(why, why_len, "tensor-core engine: m, n, k must be in 1..2^31-1");
+        return 0;
+    }
+    if (a->n_a_planes < 1 || a->n_a_planes > TC_MAX_PLANES || a->n_b_planes < 1 ||
+        a->n_b_planes > TC_MAX_PLANES || a->n_pairs < 1 || a->n_pairs > TC_MAX_PAIRS) {
+        snprintf(why, why_len, "tensor-core engine: 1..%d planes and 1..%d pairs", TC_MAX_PLANES, TC_MAX_PAIRS);
+        return 0;
+    }
+    for (int q = 0; q < a->n_pairs; q++)
+        if (a->pairs[q].a < 0 || a->pairs[q].a >= a->n_a_planes || a->pairs[q].b < 0 ||
+            a->pairs[q].b >= a->n_b_planes) {
+            snprintf(why, why_len, "tensor-core engine: pair %d names a plane that is not there", q);
+            return 0;
+        }
+    if (a->ld < a->k || a->ld % (16 / tc_plane_elem_bytes(a->fmt)) != 0) {
+        snprintf(why, why_len, "tensor-core engine: plane rows must hold k values and start on 16 bytes");
+        return 0;
+    }
+    if (a->accum == TC_ACCUM_RN && (a->flush_k < 1 || a->flush_k % tc_flush_step(a->fmt) != 0)) {
+        snprintf(why, why_len, "tensor-core engine: flush_k must be a positive multiple of %d",
+                 tc_flush_step(a->fmt));
+        return 0;
+    }
+    return 1;
+}
+
+extern "C" int tc_plan_create(const struct tc_gemm_args *a, struct tc_plan **out, char *why, size_t why_len)
+{
+    *out = nullptr;
+    if (!tc_gemm_supported(a, why, why_len))
+        return (int)cudaErrorInvalidValue;
+    PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn(why, why_len);
+    if (!encode)
+        return (int)cudaErrorNotSupported;
+    struct tc_plan *plan = (struct tc_plan *)calloc(1, sizeof *plan);
+    if (!plan) {
+        snprintf(why, why_len, "tensor-core engine: out of host memory");
+        return (int)cudaErrorMemoryAllocation;
+    }
+    const bool rn = a->accum == TC_ACCUM_RN;
+    const int eb = tc_plane_elem_bytes(a->fmt);
+    plan->fmt = a->fmt;
+    plan->bn = rn ? 128 : 256;
+    /* 128-byte k-tiles when three or more stages fit, else 64-byte ones. */
+    int bk_bytes = 128;
+    if (stages_for((a->n_a_planes * TC_BM + a->n_b_planes * plan->bn) * 128) < 3)
+        bk_bytes = 64;
+    if (rn && (a->flush_k * eb) % bk_bytes != 0)
+        bk_bytes = 64;
+    plan->bk_bytes = bk_bytes;
+    const int bk = bk_bytes / eb;
+    const int stage_bytes = (a->n_a_planes * TC_BM + a->n_b_planes * plan->bn) * bk_bytes;
+    kernel_params *p = &plan->params;
+    p->stages = stages_for(stage_bytes);
+    if (p->stages < 2) {
+        free(plan);
+        snprintf(why, why_len, "tensor-core engine: %d+%d planes do not fit two pipeline stages",
+                 a->n_a_planes, a->n_b_planes);
+        return (int)cudaErrorInvalidValue;
+    }
+    p->n_a = a->n_a_planes;
+    p->n_b = a->n_b_planes;
+    p->n_pairs = a->n_pairs;
+    for (int q = 0; q < a->n_pairs; q++) {
+        p->pa[q] = (signed char)a->pairs[q].a;
+        p->pb[q] = (signed char)a->pairs[q].b;
+    }
+    p->m = (int)a->m;
+    p->n = (int)a->n;
+    p->k_blocks = (int)((a->k + bk - 1) / bk);
+    p->flush_blocks = rn ? a->flush_k / bk : 0;
+    p->tiles_m = (int)((a->m + TC_BM - 1) / TC_BM);
+    p->tiles_n = (int)((a->n + plan->bn - 1) / plan->bn);
+    p->row_exp = a->row_exp;
+    p->col_exp = a->col_exp;
+    p->c = a->c;
+    p->ldc = a->ldc;
+    const CUtensorMapDataType type = a->fmt == TC_IN_FP16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
+                                     : a->fmt == TC_IN_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
+                                                            : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
+    const CUtensorMapSwizzle swizzle = bk_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
+    for (int side = 0; side < 2; side++) {
+        const int planes = side == 0 ? a->n_a_planes : a->n_b_planes;
+        for (int i = 0; i < planes; i++) {
+            cuuint64_t dims[2] = {(cuuint64_t)a->k, (cuuint64_t)(side == 0 ? a->m : a->n)};
+            cuuint64_t strides[1] = {(cuuint64_t)(a->ld * eb)};
+            cuuint32_t box[2] = {(cuuint32_t)bk, (cuuint32_t)(side == 0 ? TC_BM : plan->bn)};
+            cuuint32_t unit[2] = {1, 1};
+            CUresult r = encode(side == 0 ? &p->a[i] : &p->b[i], type, 2,
+                                (void *)(side == 0 ? a->a_planes[i] : a->b_planes[i]), dims, strides, box,
+                                unit, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+            if (r != CUDA_SUCCESS) {
+                free(plan);
+                snprintf(why, why_len, "cuTensorMapEncodeTiled(%s plane %d): CUresult %d (planes must be "
+                         "16-byte aligned)", side == 0 ? "A" : "B", i, (int)r);
+                return (int)cudaErrorInvalidValue;
+            }
+        }
+    }
+    plan->kernel = pick_kernel(a->fmt, rn, bk_bytes, a->n_pairs);
+    plan->smem_bytes = p->stages * stage_bytes + 1024;
+    cudaError_t err = cudaFuncSetAttribute((const void *)plan->kernel,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, plan->smem_bytes);
+    if (err != cudaSuccess) {
+        snprintf(why, why_len, "cudaFuncSetAttribute(tensor-core engine, %d bytes of shared memory): %s",
+                 plan->smem_bytes, cudaGetErrorString(err));
+        free(plan);
+        return (int)err;
+    }
+    int dev = 0, sms = 0;
+    err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess) {
+        free(plan);
+        snprintf(why, why_len, "cudaDeviceGetAttribute(multiprocessor count): %s", cudaGetErrorString(err));
+        return (int)err;
+    }
+    /* Persistent: one CTA per multiprocessor, each taking every grid-th tile. */
+    const int tiles = p->tiles_m * p->tiles_n;
+    plan->grid = tiles < sms ? tiles : sms;
+    *out = plan;
+    return 0;
+}
+
+extern "C" int tc_plan_launch(const struct tc_plan *plan, void *stream)
+{
+    plan->kernel<<<plan->grid, TC_THREADS, plan->smem_bytes, (cudaStream_t)stream>>>(plan->params);
+    return (int)cudaGetLastError();
+}
+
+extern "C" void tc_plan_destroy(struct tc_plan *plan)
+{
+    free(plan);
+}
+
+extern "C" void tc_plan_describe(const struct tc_plan *plan, char *buf, size_t len)
+{
+    const kernel_params *p = &plan->params;
+    snprintf(buf, len, "tile=%dx%dx%d stages=%d planes=%d+%d pairs=%d", TC_BM, plan->bn,
+             plan->bk_bytes / tc_plane_elem_bytes(plan->fmt), p->stages, p->n_a, p->n_b, p->n_pairs);
+}

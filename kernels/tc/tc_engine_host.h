@@ -1,0 +1,22 @@
+/* Host model of the tensor-core engine: tc_gemm_args with host pointers
+ * (planes, scales and C), every MMA through the model of tc_mma_model.h. */
+#ifndef MPB_TC_ENGINE_HOST_H
+#define MPB_TC_ENGINE_HOST_H
+
+#include "tc/tc_engine.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Entry (i, j) of C, as the engine computes it. */
+float tc_engine_entry(const struct tc_mma_model *model, const struct tc_gemm_args *g, int64_t i, int64_t j);
+
+/* Every entry of C. */
+void tc_engine_host(const struct tc_mma_model *model, const struct tc_gemm_args *g);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
