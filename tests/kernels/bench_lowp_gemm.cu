@@ -7,7 +7,10 @@
  * Paths: INT8→INT32 with op(A) = T ("TN", the layout cuBLAS's IMMA kernels
  * prefer) and with op(A) = N, both whole and split into column blocks of B
  * (specs/h200.md: blocking the INT8 calls along n recovers the rate lost at
- * 16384); FP16→FP32 and BF16→FP32 (NN); TF32 (NN); DGEMM (NN).
+ * 16384); FP16→FP32 and BF16→FP32 (NN); TF32 (NN); DGEMM (NN); and
+ * mpbench's own tensor-core engine (kernels/tc) with one plane pair of FP16,
+ * BF16 and TF32 (`engine_*`: K-major operands, the layout its planes have),
+ * the yardstick issue 16 sets it against cuBLAS's FP16 GEMM in the same run.
  * Inputs are uniform random in each format (not zeros: a tensor core's
  * power draw, and so its clock under the power cap, depends on the bits).
  *
@@ -27,6 +30,8 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "tc/tc_engine.h"
 
 #define BENCH_REPS 10
 #define BENCH_WARMUP 3
@@ -55,12 +60,17 @@ static void die_blas(cublasStatus_t s, const char *call, int line)
             die_blas(s_, #call, __LINE__);                                               \
     } while (0)
 
-enum bench_path { PATH_INT8_TN, PATH_INT8_NN, PATH_FP16, PATH_BF16, PATH_TF32, PATH_DGEMM };
-static const char *const path_names[] = {"int8_tn", "int8_nn", "fp16", "bf16", "tf32", "dgemm"};
+enum bench_path {
+    PATH_INT8_TN, PATH_INT8_NN, PATH_FP16, PATH_BF16, PATH_TF32, PATH_DGEMM,
+    PATH_ENGINE_FP16, PATH_ENGINE_BF16, PATH_ENGINE_TF32
+};
+static const char *const path_names[] = {"int8_tn", "int8_nn", "fp16", "bf16", "tf32", "dgemm",
+                                         "engine_fp16", "engine_bf16", "engine_tf32"};
 
 struct bench {
     cublasHandle_t handle;
     void *a, *b, *c;
+    struct tc_plan *plan; /* the engine paths' launch, made for the current n */
 };
 
 /* One call of `path` on n×n operands, B and C split into `blocks` column blocks. */
@@ -99,6 +109,11 @@ static void bench_call(const struct bench *x, enum bench_path path, int n, int b
                              (double *)x->c + off, n));
             break;
         }
+        case PATH_ENGINE_FP16:
+        case PATH_ENGINE_BF16:
+        case PATH_ENGINE_TF32:
+            RT((cudaError_t)tc_plan_launch(x->plan, 0));
+            break;
         }
     }
 }
@@ -124,7 +139,10 @@ __global__ static void bench_fill(void *p, size_t count, enum bench_path path, u
         case PATH_INT8_NN: ((signed char *)p)[i] = (signed char)(u * 127.0); break;
         case PATH_FP16: ((__half *)p)[i] = __double2half(u); break;
         case PATH_BF16: ((__nv_bfloat16 *)p)[i] = __double2bfloat16(u); break;
-        case PATH_TF32: ((float *)p)[i] = (float)u; break;
+        case PATH_TF32:
+        case PATH_ENGINE_TF32: ((float *)p)[i] = (float)u; break;
+        case PATH_ENGINE_FP16: ((__half *)p)[i] = __double2half(u); break;
+        case PATH_ENGINE_BF16: ((__nv_bfloat16 *)p)[i] = __double2bfloat16(u); break;
         case PATH_DGEMM: ((double *)p)[i] = u; break;
         }
     }
@@ -168,6 +186,29 @@ static double bench_median_ms(const struct bench *x, enum bench_path path, int n
     return 0.5 * ((double)ms[BENCH_REPS / 2 - 1] + (double)ms[BENCH_REPS / 2]);
 }
 
+/* The engine's launch on x's buffers: one plane of A and of B (n x n,
+ * K-major), one pair; false (said) when the engine cannot run here. */
+static bool make_plan(struct bench *x, enum bench_path path, int n)
+{
+    struct tc_gemm_args g = {};
+    g.m = g.n = g.k = n;
+    g.n_a_planes = g.n_b_planes = g.n_pairs = 1;
+    g.accum = TC_ACCUM_TC;
+    g.c = (float *)x->c;
+    g.ldc = n;
+    g.fmt = path == PATH_ENGINE_FP16 ? TC_IN_FP16 : path == PATH_ENGINE_BF16 ? TC_IN_BF16 : TC_IN_TF32;
+    g.ld = tc_plane_ld(g.fmt, n);
+    g.a_planes[0] = x->a;
+    g.b_planes[0] = x->b;
+    g.pairs[0] = (struct tc_pair){0, 0};
+    char why[256];
+    if (tc_plan_create(&g, &x->plan, why, sizeof why) != 0) {
+        fprintf(stderr, "bench_lowp_gemm: %s skipped: %s\n", path_names[path], why);
+        return false;
+    }
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     int sizes[16], n_sizes = 0;
@@ -193,7 +234,7 @@ int main(int argc, char **argv)
     int nmax = 0;
     for (int i = 0; i < n_sizes; i++)
         nmax = sizes[i] > nmax ? sizes[i] : nmax;
-    struct bench x;
+    struct bench x = {};
     size_t bytes = (size_t)nmax * nmax * sizeof(double);
     RT(cudaMalloc(&x.a, bytes));
     RT(cudaMalloc(&x.b, bytes));
@@ -203,11 +244,13 @@ int main(int argc, char **argv)
     for (int i = 0; i < n_sizes; i++) {
         int n = sizes[i];
         double flops = 2.0 * n * (double)n * n;
-        for (int p = PATH_INT8_TN; p <= PATH_DGEMM; p++) {
+        for (int p = PATH_INT8_TN; p <= PATH_ENGINE_TF32; p++) {
             size_t count = (size_t)n * n;
             bench_fill<<<1024, 256>>>(x.a, count, (enum bench_path)p, 1u);
             bench_fill<<<1024, 256>>>(x.b, count, (enum bench_path)p, 2u);
             RT(cudaGetLastError());
+            if (p >= PATH_ENGINE_FP16 && !make_plan(&x, (enum bench_path)p, n))
+                continue;
             bool is_int8 = p == PATH_INT8_TN || p == PATH_INT8_NN;
             for (int blocks = 1; blocks <= (is_int8 ? 4 : 1); blocks *= 2)
                 for (int sustained = 0; sustained <= 1; sustained++) {
@@ -216,6 +259,8 @@ int main(int argc, char **argv)
                            sustained ? "sustained" : "burst", ms, flops / ms * 1e-9);
                     fflush(stdout);
                 }
+            tc_plan_destroy(x.plan);
+            x.plan = NULL;
         }
     }
     BLAS(cublasDestroy(x.handle));
