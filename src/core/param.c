@@ -45,6 +45,20 @@ void mpb_param_describe_range(const struct mpb_param_spec *spec, char *buf, size
              spec->allow_auto ? " or auto" : "");
 }
 
+/* A choice spelt in digits (refine_fp16's tau = 010) also matches the
+ * number the value grammar makes of it (10): equal once leading zeros go. */
+static bool same_digits(const char *text, const char *choice)
+{
+    if (strspn(text, "0123456789") != strlen(text) || strspn(choice, "0123456789") != strlen(choice) || !*text ||
+        !*choice)
+        return false;
+    while (*text == '0' && text[1])
+        text++;
+    while (*choice == '0' && choice[1])
+        choice++;
+    return strcmp(text, choice) == 0;
+}
+
 bool mpb_param_parse(const struct mpb_param_spec *spec, const char *text, double *value,
                      char *why, size_t why_len)
 {
@@ -52,7 +66,7 @@ bool mpb_param_parse(const struct mpb_param_spec *spec, const char *text, double
     mpb_param_describe_range(spec, allowed, sizeof allowed);
     if (spec->kind == MPB_PARAM_CHOICE) {
         for (int i = 0; spec->choices[i]; i++) {
-            if (strcmp(text, spec->choices[i]) == 0) {
+            if (strcmp(text, spec->choices[i]) == 0 || same_digits(text, spec->choices[i])) {
                 *value = i;
                 return true;
             }
