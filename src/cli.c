@@ -2,6 +2,7 @@
  * values, integer and word options, -s/-g/-a selections, the backend. */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -43,7 +44,11 @@ const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const 
         val = arg + len + 1;
     else if (strcmp(arg, name) != 0)
         return NULL;
-    else
+    else if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) == 0 && isalpha((unsigned char)argv[*i + 1][2])) {
+        /* "--csv --resume": a missing value, not a file named --resume */
+        mpb_cli_error(cmd, "%s needs a value (the next argument, '%s', is an option)", name, argv[*i + 1]);
+        return "";
+    } else
         val = *i + 1 < argc ? argv[++*i] : "";
     if (!*val)
         mpb_cli_error(cmd, "%s needs a value", name);
@@ -96,33 +101,36 @@ bool mpb_cli_choice(const char *cmd, const char *opt, const char *text, const ch
 bool mpb_cli_add_selections(const char *cmd, const char *opt, const char *text, bool scheme,
                             struct mpb_selection **list, int *count, int *first)
 {
-    struct mpb_values names;
-    char why[256];
-    if (!mpb_values_parse(text, &names, why, sizeof why)) {
-        mpb_cli_error(cmd, "%s '%s': %s", opt, text, why);
+    /* Names are words: a comma list taken as typed, not the VALUES grammar
+     * (which would read "1e-400" as the number 0). */
+    char *names = strdup(text);
+    if (!names)
         return false;
-    }
     *first = *count;
     bool ok = true;
-    for (int i = 0; ok && i < names.n; i++) {
+    for (char *p = names, *name; ok && (name = strsep(&p, ",")) != NULL;) {
         struct mpb_selection sel = {0};
+        if (!*name) {
+            mpb_cli_error(cmd, "%s '%s': empty name (two commas in a row, or a comma at an end)", opt, text);
+            ok = false;
+            break;
+        }
         if (scheme) {
-            sel.scheme = mpb_scheme_find(names.items[i]);
+            sel.scheme = mpb_scheme_find(name);
             if (sel.scheme) {
                 sel.specs = sel.scheme->params;
                 sel.n_specs = sel.scheme->n_params;
             }
         } else {
-            sel.gen = mpb_generator_find(names.items[i]);
+            sel.gen = mpb_generator_find(name);
             if (sel.gen) {
                 sel.specs = sel.gen->params;
                 sel.n_specs = sel.gen->n_params;
             }
         }
         if (!sel.scheme && !sel.gen) {
-            mpb_cli_error(cmd, "%s '%s': unknown %s (mpbench list %s shows them)", opt,
-                          names.items[i], scheme ? "scheme" : "generator",
-                          scheme ? "schemes" : "generators");
+            mpb_cli_error(cmd, "%s '%s': unknown %s (mpbench list %s shows them)", opt, name,
+                          scheme ? "scheme" : "generator", scheme ? "schemes" : "generators");
             ok = false;
             break;
         }
@@ -145,7 +153,7 @@ bool mpb_cli_add_selections(const char *cmd, const char *opt, const char *text, 
         *list = grown;
         (*list)[(*count)++] = sel;
     }
-    mpb_values_free(&names);
+    free(names);
     return ok;
 }
 

@@ -52,6 +52,7 @@ void mpb_cli_run_help(void)
 "                         terminal), always, never\n"
 "  --dry-run              print the expanded cases and their count; run nothing\n"
 "  --tag K=V              label recorded in the tags column and the meta.json\n"
+"                         (all tags together at most 1023 characters)\n"
 "\n"
 "VALUES is a comma list of items: 4096, 0.5, eager, 1:8 (inclusive), 0:1:0.25,\n"
 "1024:16384:*2 (geometric), 2^12, 2^10:2^14:*2.\n"
@@ -122,6 +123,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
     /* The most recent -s or -g selections, which -a applies to. */
     bool last_is_scheme = true;
     int last_first = -1, last_end = -1;
+    size_t tags_len = 0;
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i], *val;
         if (!strcmp(arg, "-h") || !strcmp(arg, "--help"))
@@ -206,6 +208,12 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--tag"))) {
             if (!*val || !strchr(val, '=') || *val == '=' || strpbrk(val, ",\"\n")) {
                 mpb_cli_error("run", "--tag '%s': expected K=V (no commas, quotes or newlines)", val);
+                return MPB_PARSE_ERROR;
+            }
+            tags_len += (plan->n_tags ? 1 : 0) + strlen(val);
+            if (tags_len > MPB_TAGS_MAX) {
+                mpb_cli_error("run", "--tag '%.40s...': the tags together (joined by ';') are %zu characters "
+                              "(limit %d)", val, tags_len, MPB_TAGS_MAX);
                 return MPB_PARSE_ERROR;
             }
             char **grown = realloc(plan->tags, sizeof *grown * (size_t)(plan->n_tags + 1));

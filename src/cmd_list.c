@@ -41,7 +41,7 @@ static void list_generators(void)
 int mpb_cmd_list(int argc, char **argv)
 {
     if (argc > 2) {
-        mpb_cli_error("list", "too many arguments (usage: mpbench list [schemes|generators])");
+        mpb_cli_error("list", "unexpected argument '%s' (usage: mpbench list [schemes|generators])", argv[2]);
         return 2;
     }
     const char *what = argc == 2 ? argv[1] : "all";

@@ -168,7 +168,7 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
 static int run_plan(struct run_state *st, int argc, char **argv)
 {
     struct mpb_plan *plan = &st->plan;
-    char why[512], run_id[48], tags[1024];
+    char why[512], run_id[48], tags[MPB_TAGS_MAX + 1];
     int exit_code = MPB_EXIT_OK;
     /* A dry run with the backend named needs no device: it runs nothing. */
     bool named_dry_run = plan->dry_run && plan->backend != MPB_BACKEND_AUTO;

@@ -26,6 +26,24 @@ static void usage(FILE *f)
           "77 nothing could run.\n", f);
 }
 
+/* `mpbench version`: no options but --help. */
+static int version(int argc, char **argv)
+{
+    if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+        puts("usage: mpbench version\n\nPrints the version and the commit it was built from.");
+        return MPB_EXIT_OK;
+    }
+    if (argc > 1) {
+        if (argv[1][0] == '-')
+            mpb_cli_error("version", "unknown option '%s' (usage: mpbench version)", argv[1]);
+        else
+            mpb_cli_error("version", "unexpected argument '%s' (usage: mpbench version)", argv[1]);
+        return MPB_EXIT_USAGE;
+    }
+    printf("mpbench %s (%s)\n", MPB_VERSION, mpb_git_sha);
+    return MPB_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -45,10 +63,8 @@ int main(int argc, char **argv)
         return mpb_cmd_gate(argc - 1, argv + 1);
     if (!strcmp(cmd, "probe"))
         return mpb_cmd_probe(argc - 1, argv + 1);
-    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
-        printf("mpbench %s (%s)\n", MPB_VERSION, mpb_git_sha);
-        return MPB_EXIT_OK;
-    }
+    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
+        return version(argc - 1, argv + 1);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
         usage(stdout);
         return MPB_EXIT_OK;

@@ -34,6 +34,10 @@ struct mpb_int_list {
     int64_t *v;
 };
 
+/* The tags column (every --tag joined by ';') holds at most this many
+ * characters; a longer one is refused, never cut. */
+#define MPB_TAGS_MAX 1023
+
 struct mpb_plan {
     struct mpb_selection *schemes;
     int n_schemes;
@@ -51,7 +55,7 @@ struct mpb_plan {
     int shard_index, shard_count;
     enum mpb_progress progress;
     bool dry_run;
-    char **tags;             /* "K=V" */
+    char **tags;             /* "K=V"; joined by ';' at most MPB_TAGS_MAX characters */
     int n_tags;
 };
 

@@ -1,10 +1,14 @@
 #include "values.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "param.h"
 
 static bool push(struct mpb_values *v, const char *item, char *why, size_t why_len)
 {
@@ -26,10 +30,31 @@ static bool push(struct mpb_values *v, const char *item, char *why, size_t why_l
     return true;
 }
 
-/* A number: decimal/real as strtod reads it, or 2^e with an integer e. */
-static bool parse_number(const char *s, double *out)
+static bool is_plain_integer(const char *s)
+{
+    s += *s == '+' || *s == '-';
+    return *s && !s[strspn(s, "0123456789")];
+}
+
+/* Whether a plain integer literal is exactly x: the decimal expansion of x
+ * is the typed digits (above 2^53 most integers are not doubles). */
+static bool exact_integer(const char *s, double x)
+{
+    s += *s == '+' || *s == '-';
+    s += strspn(s, "0");
+    char digits[400];
+    snprintf(digits, sizeof digits, "%.0f", fabs(x));
+    return strcmp(digits, *s ? s : "0") == 0;
+}
+
+/* A number: decimal/real as strtod reads it, or 2^e with an integer e.
+ * false with `why` empty when `s` is not a number (it may be a word);
+ * false with a sentence in `why` when it is one that a double cannot hold
+ * as typed: overflow, underflow to 0, an integer that is not exact. */
+static bool parse_number(const char *s, double *out, char *why, size_t why_len)
 {
     char *end;
+    why[0] = '\0';
     if (*s == '\0' || isspace((unsigned char)*s))
         return false;
     if (s[0] == '2' && s[1] == '^') {
@@ -39,8 +64,18 @@ static bool parse_number(const char *s, double *out)
         *out = ldexp(1.0, (int)e);
         return true;
     }
+    errno = 0;
     double x = strtod(s, &end);
-    if (*end != '\0' || !isfinite(x))
+    if (*end != '\0' || isnan(x) || (isinf(x) && errno != ERANGE))
+        return false; /* "inf" and "nan" are words */
+    if (errno == ERANGE && isinf(x))
+        snprintf(why, why_len, "'%s' overflows a double (largest %g)", s, DBL_MAX);
+    else if (errno == ERANGE && x == 0)
+        snprintf(why, why_len, "'%s' underflows to 0 (smallest double %g)", s, 0x1p-1074);
+    else if (is_plain_integer(s) && !exact_integer(s, x))
+        snprintf(why, why_len, "'%s' is not exactly representable as a double (it would become %.0f; "
+                 "integers are exact up to 2^53)", s, x);
+    if (why[0])
         return false;
     *out = x;
     return true;
@@ -56,30 +91,47 @@ static bool is_word(const char *s)
     return true;
 }
 
-static bool push_number(struct mpb_values *v, double x, char *why, size_t why_len)
+/* A typed number keeps its value (the shortest string that reads back to
+ * it); a range's values print with 15 significant digits, as range
+ * arithmetic a + i·step leaves binary noise (0.1 + 2·0.1) and users type
+ * at most 15. Integers print in full (sizes, seeds). */
+static bool push_number(struct mpb_values *v, double x, bool typed, char *why, size_t why_len)
 {
     char buf[64];
-    /* Integers print in full (sizes, seeds); otherwise range arithmetic
-     * a + i·step leaves binary noise (0.1+2·0.1), and users type at most 15
-     * significant digits, so print with 15. */
     if (x == floor(x) && fabs(x) <= 0x1p53)
         snprintf(buf, sizeof buf, "%.0f", x);
+    else if (typed)
+        mpb_format_double(x, buf, sizeof buf);
     else
         snprintf(buf, sizeof buf, "%.15g", x);
     return push(v, buf, why, why_len);
 }
 
+/* A number of range `item`; else a sentence in `why`: what parse_number
+ * says, or `expected` when `part` is no number at all. */
+static bool range_number(const char *item, const char *part, const char *expected, double *out, char *why,
+                         size_t why_len)
+{
+    char held[192];
+    if (parse_number(part, out, held, sizeof held))
+        return true;
+    snprintf(why, why_len, "range '%s': %s", item, held[0] ? held : expected);
+    return false;
+}
+
 static bool expand_range(const char *item, char *parts[3], int nparts, struct mpb_values *v,
                          char *why, size_t why_len)
 {
+    static const char ends[] = "ends must be numbers (e.g. 1:8, 2^10:2^14:*2)";
     double a, b;
-    if (!parse_number(parts[0], &a) || !parse_number(parts[1], &b)) {
-        snprintf(why, why_len, "range '%s': ends must be numbers (e.g. 1:8, 2^10:2^14:*2)", item);
+    if (!range_number(item, parts[0], ends, &a, why, why_len) ||
+        !range_number(item, parts[1], ends, &b, why, why_len))
         return false;
-    }
     if (nparts == 3 && parts[2][0] == '*') {
         double f;
-        if (!parse_number(parts[2] + 1, &f) || f <= 1.0) {
+        if (!range_number(item, parts[2] + 1, "a geometric step '*f' needs a number f > 1", &f, why, why_len))
+            return false;
+        if (f <= 1.0) {
             snprintf(why, why_len, "range '%s': a geometric step '*f' needs a number f > 1", item);
             return false;
         }
@@ -88,15 +140,15 @@ static bool expand_range(const char *item, char *parts[3], int nparts, struct mp
             return false;
         }
         for (double x = a; x <= b * (1 + 1e-12); x *= f)
-            if (!push_number(v, x, why, why_len))
+            if (!push_number(v, x, false, why, why_len))
                 return false;
         return true;
     }
     double step = 1.0;
-    if (nparts == 3 && !parse_number(parts[2], &step)) {
-        snprintf(why, why_len, "range '%s': step '%s' is not a number", item, parts[2]);
+    char not_number[128];
+    snprintf(not_number, sizeof not_number, "step '%s' is not a number", nparts == 3 ? parts[2] : "");
+    if (nparts == 3 && !range_number(item, parts[2], not_number, &step, why, why_len))
         return false;
-    }
     if (step == 0 || (b - a) * step < 0) {
         snprintf(why, why_len, "range '%s' is empty: the step must be non-zero and point from start to end", item);
         return false;
@@ -107,7 +159,7 @@ static bool expand_range(const char *item, char *parts[3], int nparts, struct mp
         return false;
     }
     for (long i = 0; i < (long)count; i++)
-        if (!push_number(v, a + (double)i * step, why, why_len))
+        if (!push_number(v, a + (double)i * step, false, why, why_len))
             return false;
     return true;
 }
@@ -137,8 +189,10 @@ static bool expand_item(char *item, struct mpb_values *v, char *why, size_t why_
     double x;
     if (nparts > 1)
         ok = expand_range(original, parts, nparts, v, why, why_len);
-    else if (parse_number(item, &x))
-        ok = push_number(v, x, why, why_len);
+    else if (parse_number(item, &x, why, why_len))
+        ok = push_number(v, x, true, why, why_len);
+    else if (why[0])
+        ok = false;
     else if (is_word(item))
         ok = push(v, item, why, why_len);
     else {

@@ -50,6 +50,8 @@ int main(void)
     expect("1e-3,-0.5", "0.001,-0.5");
     expect("9007199254740992", "9007199254740992");
     expect("7,1:2,auto", "7,1,2,auto");
+    /* A number keeps its value: the shortest string that reads back to it. */
+    expect("0.12345678901234567", "0.12345678901234566");
 
     reject("", "empty item");
     reject("1,,2", "empty item");
@@ -65,5 +67,10 @@ int main(void)
     reject("2^x", "neither a number");
     reject("4k", "neither a number");
     reject("1:1e9", "more than");
+    reject("1e-400", "'1e-400' underflows to 0");
+    reject("1e400", "'1e400' overflows");
+    reject("1:1e400", "'1e400' overflows");
+    reject("9007199254740993", "'9007199254740993' is not exactly representable");
+    reject("-18014398509481985", "not exactly representable");
     return check_report("test_values");
 }
