@@ -222,7 +222,8 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
         snprintf(why, why_len, "%s: cannot cut the incomplete last line: %s", path, strerror(errno));
         ok = false;
     }
-    qsort(csv->ids, (size_t)csv->n_ids, sizeof *csv->ids, compare_ids);
+    if (csv->n_ids) /* qsort's array may not be NULL, even with no element */
+        qsort(csv->ids, (size_t)csv->n_ids, sizeof *csv->ids, compare_ids);
     return ok;
 }
 
