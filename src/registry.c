@@ -16,30 +16,35 @@ static const struct mpb_scheme dgemm = {
     .name = "dgemm", .family = "native", .target = MPB_TARGET_FP64, .version = 1,
     .help = "cublasDgemm, native FP64; host model: fma loop in double",
     .cuda = &mpb_dgemm_cuda, .run_host = mpb_dgemm_host, .bound = mpb_dgemm_bound,
+    .workspace_bytes = mpb_native_plain_workspace,
 };
 
 static const struct mpb_scheme sgemm = {
     .name = "sgemm", .family = "native", .target = MPB_TARGET_FP32, .version = 1,
     .help = "cublasSgemm, native FP32 (no TF32); host model: fmaf loop in float",
     .cuda = &mpb_sgemm_cuda, .run_host = mpb_sgemm_host, .bound = mpb_sgemm_bound,
+    .workspace_bytes = mpb_native_plain_workspace,
 };
 
 static const struct mpb_scheme tf32 = {
     .name = "tf32", .family = "native", .target = MPB_TARGET_FP32, .version = 1,
     .help = "cublasGemmEx FP32 data, CUBLAS_COMPUTE_32F_FAST_TF32 (raw low precision)",
     .cuda = &mpb_tf32_cuda, .run_host = mpb_tf32_host, .bound = mpb_tf32_bound,
+    .workspace_bytes = mpb_native_tf32_workspace,
 };
 
 static const struct mpb_scheme fp16 = {
     .name = "fp16", .family = "native", .target = MPB_TARGET_FP32, .version = 1,
     .help = "cublasGemmEx FP16 inputs (rounded once, untimed), FP32 accumulation and output",
     .cuda = &mpb_fp16_cuda, .run_host = mpb_fp16_host, .bound = mpb_fp16_bound,
+    .workspace_bytes = mpb_native_half_workspace,
 };
 
 static const struct mpb_scheme bf16 = {
     .name = "bf16", .family = "native", .target = MPB_TARGET_FP32, .version = 1,
     .help = "cublasGemmEx BF16 inputs (rounded once, untimed), FP32 accumulation and output",
     .cuda = &mpb_bf16_cuda, .run_host = mpb_bf16_host, .bound = mpb_bf16_bound,
+    .workspace_bytes = mpb_native_half_workspace,
 };
 
 static const struct mpb_scheme cublas_fp64emu = {

@@ -5,8 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "accuracy.h"
 #include "hash.h"
+#include "mpb_size.h"
+#include "reference.h"
 
 struct mpb_gemm mpb_case_gemm(const struct mpb_case *c)
 {
@@ -28,7 +32,7 @@ static void result_init(struct mpb_result *res)
 
 static void summarise_output(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t)
 {
-    size_t bytes = (size_t)count * mpb_target_size(t);
+    size_t bytes = mpb_size_matrix(count, 1, mpb_target_size(t));
     res->out_hash = mpb_hash_words(c, bytes);
     res->nonfinite = 0;
     for (int64_t i = 0; i < count; i++) {
@@ -45,9 +49,145 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
+/* ---- the memory a case needs ------------------------------------------ */
+
+/* Entries the MPFR reference evaluates (accuracy.c, ref_select.c): every
+ * one up to MPB_REF_FULL_LIMIT products, else the samples plus the
+ * designated entries, counted generously as 4096 + 2(m + n). */
+static size_t ref_entries(const struct mpb_case *c)
+{
+    size_t mn = mpb_size_mul(mpb_size_count(c->m), mpb_size_count(c->n));
+    if ((double)c->m * (double)c->n * (double)c->k <= (double)MPB_REF_FULL_LIMIT)
+        return mn;
+    size_t sampled = mpb_size_add(4096, mpb_size_mul(2, mpb_size_count(c->m + c->n)));
+    return sampled < mn ? sampled : mn;
+}
+
+/* Host bytes of the reference that follows a run (src/accuracy.c):
+ * the entries and their values; per MPFR thread one row and column and
+ * their exact products (ref_mpfr.c's ref_work: 112 bytes per term); with
+ * --ref dd every entry's three outputs and value, and on the host backend
+ * A transposed (ref_dd_host.c). */
+static size_t ref_host_bytes(const struct mpb_runner *r, const struct mpb_case *c)
+{
+    if (!r->keep_data)
+        return 0;
+    size_t per_entry = sizeof(struct mpb_ref_entry) + sizeof(struct mpb_ref_value);
+    size_t entries = ref_entries(c);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    size_t threads = cpus < 1 ? 1 : (size_t)cpus;
+    threads = threads < entries ? threads : entries ? entries : 1;
+    size_t bytes = mpb_size_add(mpb_size_mul(entries, per_entry),
+                                mpb_size_mul3(threads, mpb_size_count(c->k + 1), 112));
+    if (!r->ref_dd)
+        return bytes;
+    size_t mn = mpb_size_matrix(c->m, c->n, 1);
+    bytes = mpb_size_add(bytes, mpb_size_mul(mn, per_entry + 3 * sizeof(double)));
+    if (r->impl == MPB_IMPL_HOST)
+        bytes = mpb_size_add(bytes, mpb_size_matrix(c->m, c->k, sizeof(double)));
+    return bytes;
+}
+
+void mpb_case_memory(const struct mpb_runner *r, const struct mpb_case *c, struct mpb_case_memory *mem)
+{
+    const struct mpb_scheme *s = c->scheme;
+    struct mpb_gemm g = mpb_case_gemm(c);
+    size_t es = mpb_target_size(g.target);
+    size_t a = mpb_size_matrix(c->m, c->k, es), b = mpb_size_matrix(c->k, c->n, es);
+    size_t out = mpb_size_matrix(c->m, c->n, es);
+    bool cuda = r->impl == MPB_IMPL_CUDA;
+    memset(mem, 0, sizeof *mem);
+    mem->matrices = mpb_size_add(mpb_size_add(a, b), out);
+    if (s->workspace_bytes)
+        mem->workspace = s->workspace_bytes(c->sp, &g, cuda);
+    else if (!cuda)
+        mem->workspace = mem->matrices;
+    mem->reference = ref_host_bytes(r, c);
+    if (cuda) {
+        mem->device = mpb_size_add(mem->matrices, mem->workspace);
+        /* --ref dd on the GPU: A, B and three m×n double arrays, after the
+         * scheme's buffers are freed */
+        size_t dd = mpb_size_add(mpb_size_add(a, b), mpb_size_matrix(c->m, c->n, 3 * sizeof(double)));
+        if (r->ref_dd && dd > mem->device)
+            mem->device = dd;
+        /* host: C downloaded, A and B too when kept for the reference */
+        mem->host = mpb_size_add(r->keep_data ? mem->matrices : out, mem->reference);
+    } else {
+        mem->host = mpb_size_add(mpb_size_add(mem->matrices, mem->workspace), mem->reference);
+    }
+}
+
+size_t mpb_host_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    if (f)
+        fclose(f);
+    if (found)
+        return mpb_size_mul((size_t)kib, 1024);
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? mpb_size_mul((size_t)pages, (size_t)page) : SIZE_MAX;
+}
+
+/* "51.5 GB" (10^9 bytes), with the exact count when `exact`; a saturated
+ * count is "2^64 bytes or more". */
+static void format_bytes(char *buf, size_t len, size_t bytes, bool exact)
+{
+    if (bytes == SIZE_MAX)
+        snprintf(buf, len, "2^64 bytes or more");
+    else if (exact)
+        snprintf(buf, len, "%.3g GB (%zu bytes)", (double)bytes * 1e-9, bytes);
+    else
+        snprintf(buf, len, "%.3g GB", (double)bytes * 1e-9);
+}
+
+/* not_supported, with a note naming what is needed and what is there, when
+ * the case cannot fit; decided before anything is allocated. */
+static bool fits(const struct mpb_runner *r, const struct mpb_case *c, struct mpb_result *res)
+{
+    struct mpb_case_memory mem;
+    mpb_case_memory(r, c, &mem);
+    char need[64], have[64], parts[224];
+    size_t avail_host = mpb_host_memory_available(), avail_dev = SIZE_MAX, total_dev = 0;
+    if (r->impl == MPB_IMPL_CUDA && mpb_cuda_mem_info(r->env, &avail_dev, &total_dev) != MPB_STATUS_OK)
+        avail_dev = SIZE_MAX; /* cannot tell: cudaMalloc decides */
+    const char *where = NULL, *avail_what = NULL;
+    size_t needed = 0, avail = 0;
+    if (r->impl == MPB_IMPL_CUDA && mem.device > avail_dev) {
+        where = "device";
+        needed = mem.device;
+        avail = avail_dev;
+        avail_what = "free (cudaMemGetInfo)";
+    } else if (mem.host > avail_host) {
+        where = "host";
+        needed = mem.host;
+        avail = avail_host;
+        avail_what = "available (MemAvailable)";
+    }
+    if (!where)
+        return true;
+    char m_txt[48], w_txt[48], r_txt[48];
+    format_bytes(m_txt, sizeof m_txt, mem.matrices, false);
+    format_bytes(w_txt, sizeof w_txt, mem.workspace, false);
+    format_bytes(r_txt, sizeof r_txt, mem.reference, false);
+    snprintf(parts, sizeof parts, "A, B, C %s; %s workspace %s; reference %s", m_txt,
+             c->scheme->name, w_txt, r_txt);
+    format_bytes(need, sizeof need, needed, true);
+    format_bytes(have, sizeof have, avail, true);
+    res->status = MPB_STATUS_NOT_SUPPORTED;
+    snprintf(res->note, sizeof res->note, "too large for this machine: needs %s of %s memory (%s), %s %s",
+             need, where, parts, have, avail_what);
+    return false;
+}
+
 static bool host_alloc(struct mpb_result *res, void **p, int64_t count, enum mpb_target t)
 {
-    *p = malloc((size_t)count * mpb_target_size(t));
+    size_t bytes = mpb_size_matrix(count, 1, mpb_target_size(t));
+    *p = bytes == SIZE_MAX ? NULL : malloc(bytes);
     if (!*p) {
         res->status = MPB_STATUS_ERROR;
         snprintf(res->note, sizeof res->note, "out of host memory (%.3g GiB)",
@@ -70,7 +210,7 @@ static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struc
     g.a = a;
     g.b = b;
     g.c = out;
-    memset(out, 0xff, (size_t)(c->m * c->n) * mpb_target_size(g.target)); /* poison: NaN */
+    memset(out, 0xff, mpb_size_matrix(c->m, c->n, mpb_target_size(g.target))); /* poison: NaN */
     double *times = malloc(sizeof *times * (size_t)r->reps);
     if (!times) {
         res->status = MPB_STATUS_ERROR;
@@ -119,7 +259,7 @@ static bool download_copy(const struct mpb_runner *r, struct mpb_result *res, vo
 {
     if (!host_alloc(res, host, count, t))
         return false;
-    if (mpb_cuda_download(r->env, *host, dev, (size_t)count * mpb_target_size(t)) != MPB_STATUS_OK) {
+    if (mpb_cuda_download(r->env, *host, dev, mpb_size_matrix(count, 1, mpb_target_size(t))) != MPB_STATUS_OK) {
         cuda_failure(r, res, "download");
         return false;
     }
@@ -137,13 +277,14 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     bool set_up = false;
     struct mpb_gen_config cfg;
     mpb_gen_config_init(&cfg, c->gen, c->gp, g.target, c->m, c->n, c->k, c->seed);
-    if (mpb_cuda_alloc(env, &a, (size_t)(c->m * c->k) * es) || mpb_cuda_alloc(env, &b, (size_t)(c->k * c->n) * es) ||
-        mpb_cuda_alloc(env, &out, (size_t)(c->m * c->n) * es)) {
+    if (mpb_cuda_alloc(env, &a, mpb_size_matrix(c->m, c->k, es)) ||
+        mpb_cuda_alloc(env, &b, mpb_size_matrix(c->k, c->n, es)) ||
+        mpb_cuda_alloc(env, &out, mpb_size_matrix(c->m, c->n, es))) {
         cuda_failure(r, res, "allocating A, B, C");
         goto done;
     }
     if (mpb_gen_fill_cuda(env, &cfg, MPB_OPERAND_A, a) || mpb_gen_fill_cuda(env, &cfg, MPB_OPERAND_B, b) ||
-        mpb_cuda_memset(env, out, 0xff, (size_t)(c->m * c->n) * es)) {
+        mpb_cuda_memset(env, out, 0xff, mpb_size_matrix(c->m, c->n, es))) {
         cuda_failure(r, res, "generating A and B");
         goto done;
     }
@@ -213,6 +354,8 @@ void mpb_run_case(const struct mpb_runner *r, const struct mpb_case *c, struct m
         snprintf(res->note, sizeof res->note, "%s", why);
         return;
     }
+    if (!fits(r, c, res))
+        return;
     if (cuda)
         run_cuda(r, c, res);
     else

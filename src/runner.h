@@ -15,6 +15,7 @@ struct mpb_runner {
     int warmup, reps;
     int warmup_ms;            /* untimed calls go on until this many ms have passed (0: none) */
     bool keep_data;           /* hand A, B and C back in host memory (selftest, reference) */
+    bool ref_dd;              /* --ref dd follows (its buffers count in the memory a case needs) */
 };
 
 struct mpb_result {
@@ -36,5 +37,21 @@ void mpb_result_free(struct mpb_result *res);
 
 /* The problem of a case without data (for check()). */
 struct mpb_gemm mpb_case_gemm(const struct mpb_case *c);
+
+/* The memory one case needs, decided before anything is allocated: bytes
+ * of host and device memory (saturating at SIZE_MAX: a byte count beyond
+ * size_t), and what they are made of, for the note of a refused case. */
+struct mpb_case_memory {
+    size_t host, device;
+    size_t matrices;     /* A, B and C */
+    size_t workspace;    /* the scheme's own buffers (host model or GPU setup) */
+    size_t reference;    /* the reference's buffers (host; --ref dd on the GPU: device too) */
+};
+void mpb_case_memory(const struct mpb_runner *r, const struct mpb_case *c, struct mpb_case_memory *mem);
+
+/* Host memory available to this process now: MemAvailable of /proc/meminfo
+ * (what can be allocated without swapping), else the free pages sysconf
+ * reports. */
+size_t mpb_host_memory_available(void);
 
 #endif

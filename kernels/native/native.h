@@ -5,6 +5,8 @@
 #ifndef MPB_NATIVE_H
 #define MPB_NATIVE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "gemm.h"
 #include "scheme.h"
@@ -31,6 +33,13 @@ enum mpb_status mpb_fp16_host(const struct mpb_gemm *g, const double *params,
                               struct mpb_scheme_info *info);
 enum mpb_status mpb_bf16_host(const struct mpb_gemm *g, const double *params,
                               struct mpb_scheme_info *info);
+
+/* Memory beyond A, B and C (the descriptor's workspace_bytes): none for
+ * dgemm and sgemm; the rounded fp32 copies of A and B on the host for tf32,
+ * fp16 and bf16, and the 16-bit copies on the device for fp16 and bf16. */
+size_t mpb_native_plain_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+size_t mpb_native_tf32_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+size_t mpb_native_half_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
 
 /* Componentwise bound factors f(k): |Ĉ − C|_ij ≤ f·(|A||B|)_ij for any
  * summation order (native_host.c has the derivation). */

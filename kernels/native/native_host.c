@@ -7,12 +7,35 @@
 #include <stdlib.h>
 
 #include "mpb_arith.h"
+#include "mpb_size.h"
 #include "common/host_gemm.h"
 #include "common/lowp_arith.h"
 
 static void info_native(struct mpb_scheme_info *info)
 {
     info->fallback = 0;
+}
+
+size_t mpb_native_plain_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
+{
+    (void)params, (void)g, (void)on_device;
+    return 0;
+}
+
+/* lowp_host's rounded copies; on the GPU tf32 rounds inside cuBLAS. */
+size_t mpb_native_tf32_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
+{
+    (void)params;
+    size_t ab = mpb_size_add(mpb_size_matrix(g->m, g->k, 1), mpb_size_matrix(g->k, g->n, 1));
+    return on_device ? 0 : mpb_size_mul(ab, sizeof(float));
+}
+
+/* lowp_host's rounded copies; native.cu's 16-bit copies (convert()). */
+size_t mpb_native_half_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
+{
+    (void)params;
+    size_t ab = mpb_size_add(mpb_size_matrix(g->m, g->k, 1), mpb_size_matrix(g->k, g->n, 1));
+    return mpb_size_mul(ab, on_device ? sizeof(uint16_t) : sizeof(float));
 }
 
 enum mpb_status mpb_dgemm_host(const struct mpb_gemm *g, const double *params,

@@ -322,6 +322,14 @@ extern "C" void mpb_cuda_free(struct mpb_cuda_env *env, void *p)
         MPB_CUDA_NOTE(env, cudaFree(p));
 }
 
+extern "C" enum mpb_status mpb_cuda_mem_info(struct mpb_cuda_env *env, size_t *free_bytes,
+                                             size_t *total_bytes)
+{
+    *free_bytes = *total_bytes = 0;
+    MPB_CUDA_TRY(env, cudaMemGetInfo(free_bytes, total_bytes));
+    return MPB_STATUS_OK;
+}
+
 extern "C" enum mpb_status mpb_cuda_upload(struct mpb_cuda_env *env, void *dev, const void *host,
                                            size_t bytes)
 {

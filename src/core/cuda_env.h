@@ -62,6 +62,9 @@ void *mpb_cuda_cublas(struct mpb_cuda_env *env);   /* cublasHandle_t, bound to t
 /* Device memory. */
 enum mpb_status mpb_cuda_alloc(struct mpb_cuda_env *env, void **p, size_t bytes);
 void mpb_cuda_free(struct mpb_cuda_env *env, void *p);
+/* Free and total device memory (cudaMemGetInfo), for deciding before any
+ * allocation whether a case fits. */
+enum mpb_status mpb_cuda_mem_info(struct mpb_cuda_env *env, size_t *free_bytes, size_t *total_bytes);
 enum mpb_status mpb_cuda_download(struct mpb_cuda_env *env, void *host, const void *dev, size_t bytes);
 enum mpb_status mpb_cuda_upload(struct mpb_cuda_env *env, void *dev, const void *host, size_t bytes);
 /* Fill with a byte pattern (poison outputs before a run: 0xFF = NaN). */

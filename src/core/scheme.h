@@ -67,6 +67,13 @@ struct mpb_scheme {
      * (fixed-point schemes such as Ozaki-II, whose error has no
      * componentwise bound: an entry far below its row maximum truncates). */
     bool bound_rowcol;
+    /* Memory the scheme allocates beyond A, B and C: device bytes of
+     * cuda->setup (on_device) or host bytes of run_host, saturating at
+     * SIZE_MAX (mpb_size.h); the runner refuses a case that does not fit
+     * before allocating anything. NULL: the runner assumes one more copy of
+     * A, B and C on the host and nothing on the device (a failing cudaMalloc
+     * still gives a clean error row). */
+    size_t (*workspace_bytes)(const double *params, const struct mpb_gemm *g, bool on_device);
 };
 
 #ifdef __cplusplus
