@@ -99,7 +99,7 @@ static const struct mpb_scheme ozaki2_int8 = {
             "slices = moduli; NaN/Inf in a row of A or column of B gives NaN there",
     .params = mpb_ozaki2_int8_params, .n_params = MPB_OZ2_N_PARAMS, .check = mpb_oz2_check,
     .cuda = &mpb_ozaki2_cuda, .run_host = mpb_ozaki2_host, .bound = mpb_ozaki2_bound,
-    .bitwise_host_device = true, .bound_rowcol = true,
+    .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_ozaki2_workspace,
 };
 
 static const struct mpb_scheme ozaki2_int8_sp = {
@@ -107,7 +107,7 @@ static const struct mpb_scheme ozaki2_int8_sp = {
     .help = "Ozaki scheme II for FP32 (as ozaki2_int8, fewer moduli); slices = moduli",
     .params = mpb_ozaki2_int8_sp_params, .n_params = MPB_OZ2_N_PARAMS, .check = mpb_oz2_check,
     .cuda = &mpb_ozaki2_cuda, .run_host = mpb_ozaki2_host, .bound = mpb_ozaki2_sp_bound,
-    .bitwise_host_device = true, .bound_rowcol = true,
+    .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_ozaki2_workspace,
 };
 
 /* Bitwise host/device holds on the emulated path only: a native fallback runs

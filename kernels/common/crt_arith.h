@@ -191,6 +191,59 @@ MPB_HD int8_t mpb_crt_residue(const struct mpb_crt_parts *x, int t)
     return (int8_t)(r & 0xFF);
 }
 
+/* ---- k split into chunks -------------------------------------------- */
+
+/* An INT8×INT8→INT32 GEMM is exact while k·128² < 2^31 (the residue −128
+ * of modulus 256 is the largest in magnitude): k ≤ MPB_CRT_MAX_K. A longer
+ * dot product is split along k into chunks of at most MPB_CRT_CHUNK_K (the
+ * largest multiple of 32 within the limit, so that chunks start on aligned
+ * int8 addresses), one exact INT32 GEMM each, and the chunk sums combined
+ * exactly modulo 2·m_t by mpb_crt_fold. */
+#define MPB_CRT_MAX_K 131071
+#define MPB_CRT_CHUNK_K 131040
+
+/* Chunks of a dot product of length kp (a multiple of `align`) when each
+ * may hold at most `most` terms: 1 up to `most`, else the fewest. */
+MPB_HD int64_t mpb_crt_chunks(int64_t kp, int64_t most)
+{
+    return kp <= most ? 1 : (kp + most - 1) / most;
+}
+
+/* The length of every chunk but the last (which takes the rest): kp split
+ * evenly, rounded up to a multiple of `align` (which divides `most`), so
+ * it is at most `most` and the count stays mpb_crt_chunks(kp, most). */
+MPB_HD int64_t mpb_crt_chunk_len(int64_t kp, int64_t most, int64_t align)
+{
+    int64_t c = mpb_crt_chunks(kp, most);
+    int64_t len = (kp + c - 1) / c;
+    return (len + align - 1) / align * align;
+}
+
+/* v mod 2·m_t in [0, 2m_t). Why 2m_t and not m_t: mpb_crt_digit depends
+ * on its input c only through c mod m_t for odd m_t, and through c mod 512
+ * for m_t = 256 (a tie c·y ≡ 128 mod 256 rounds to the even quotient, whose
+ * parity is that of ⌊c·y/256⌋; y is odd), so any c' ≡ c (mod 2m_t) gives
+ * the digit of c, bit for bit. A dot product split into chunks therefore
+ * reconstructs exactly what one exact INT32 sum would have given, whatever
+ * the chunk length (tests/kernels/test_ozaki2.c checks both claims). */
+MPB_HD int32_t mpb_crt_reduce(int64_t v, int t)
+{
+    int64_t m2 = 2 * (int64_t)mpb_crt_modulus(t);
+    int64_t r = v % m2;
+    return (int32_t)(r < 0 ? r + m2 : r);
+}
+
+/* Folds the INT32 GEMM output x of one more chunk into acc: (acc + x) mod
+ * 2·m_t in [0, 2m_t) (mpb_crt_reduce), in 32-bit arithmetic (the GPU's
+ * integer unit): each operand reduced first, so the sum cannot overflow.
+ * Folding chunk sums s_0, s_1, … in any grouping gives (Σ s_c) mod 2m_t. */
+MPB_HD int32_t mpb_crt_fold(int32_t acc, int32_t x, int t)
+{
+    int32_t m2 = 2 * mpb_crt_modulus(t);
+    int32_t r = (acc % m2 + x % m2) % m2;
+    return r < 0 ? r + m2 : r;
+}
+
 /* The CRT digit of the INT32 GEMM output c ≡ X (mod m_t): w = c·y_t mod m_t,
  * symmetric (|w| ≤ m_t/2), with y_t = (M/m_t)^-1 mod m_t and
  * y_over_m = fl(y_t/m_t) from the caller's table. As in mpb_crt_residue:

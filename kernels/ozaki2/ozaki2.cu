@@ -12,6 +12,12 @@
  *          against 102 ms for separate calls, results/h200/ozaki2-tiles.csv);
  *   accum  one kernel: mod reduction, CRT and unscaling, reading the N INT32
  *          outputs once and writing C once.
+ * k above MPB_OZ2_MAX_K (an INT32 sum of more products could overflow) is
+ * split into chunks of at most MPB_CRT_CHUNK_K: the N GEMMs of chunk 0 write
+ * the N planes, those of every later chunk N more planes, which one kernel
+ * folds into the first (mpb_crt_fold, modulo 2·m_t: the bits of one exact
+ * sum). Accurate mode's bound GEMM is chunked alike, its sums added in 64
+ * bits.
  * Layout: cuBLAS's INT8 tensor-core GEMMs are fastest "TN": A's residues are
  * stored k-contiguous per row (op(A) = T, lda = kp), B's k-contiguous per
  * column (op(B) = N), k padded with zeros to kp, a multiple of 32. */
@@ -28,12 +34,15 @@ struct oz2_state {
     bool accurate;
     bool batched;                   /* one strided-batched call per tile instead of one per modulus */
     int64_t kp, mblock, nblock;
+    int64_t chunks, chunk_len;      /* the split of kp: chunk c at c·chunk_len (mpb_oz2_chunk_most) */
     struct mpb_oz2_crt tab;
     int8_t *ra, *rb;                /* residues: N·m·kp and N·n·kp (slot 0: accurate mode's digits) */
-    int32_t *c32;                   /* N INT32 products, m·n each (slot 0: accurate mode's U) */
+    int32_t *c32;                   /* N INT32 products, m·n each (slot 0: accurate mode's U; with
+                                       chunks > 1, slots 0–1 its 64-bit sums); with chunks > 1, N
+                                       more for the later chunks' products */
     unsigned long long *amax, *bmax; /* |max| per row of A / column of B, as abs bits */
     unsigned long long *asq, *bsq;  /* fast: integer sums of squares */
-    unsigned int *urow, *ucol;      /* accurate: row/column maxima of U */
+    unsigned long long *urow, *ucol; /* accurate: row/column maxima of U */
     int *mu, *nu;                   /* scales (MPB_OZ2_NONFINITE: NaN output) */
 };
 
@@ -243,18 +252,20 @@ static __global__ void __launch_bounds__(256, 3) oz2_split_b(const T *b, int64_t
     }
 }
 
-/* Row and column maxima of U = Ā·B̄ (accurate mode): threads along i, each
- * over 32 columns; columns reduced per warp. */
-static __global__ void oz2_u_max(const int32_t *u, int64_t m, int64_t n, unsigned int *urow,
-                                 unsigned int *ucol)
+/* Row and column maxima of U = Ā·B̄ (accurate mode; U ≥ 0, INT32 from one
+ * GEMM or 64-bit chunk sums): threads along i, each over 32 columns;
+ * columns reduced per warp. */
+template <typename U>
+static __global__ void oz2_u_max(const U *u, int64_t m, int64_t n, unsigned long long *urow,
+                                 unsigned long long *ucol)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     for (int64_t j0 = (int64_t)blockIdx.y * 32; j0 < n; j0 += (int64_t)gridDim.y * 32) {
-        unsigned int rmax = 0;
+        unsigned long long rmax = 0;
         for (int64_t j = j0; j < j0 + 32 && j < n; j++) {
-            unsigned int v = i < m ? (unsigned int)u[i + j * m] : 0u;
+            unsigned long long v = i < m ? (unsigned long long)u[i + j * m] : 0ull;
             rmax = v > rmax ? v : rmax;
-            unsigned int c = (unsigned int)warp_max(v);
+            unsigned long long c = warp_max(v);
             if ((threadIdx.x & 31) == 0 && c)
                 atomicMax(&ucol[j], c);
         }
@@ -263,12 +274,43 @@ static __global__ void oz2_u_max(const int32_t *u, int64_t m, int64_t n, unsigne
     }
 }
 
+/* Grid of the element-wise passes over m·n entries below (grid-stride). */
+static unsigned plane_grid(int64_t count)
+{
+    unsigned b = blocks_for(count, threads);
+    return b < 1 ? 1 : b > 132 * 16 ? 132 * 16 : b;
+}
+
+/* Accurate mode, k split: u += the chunk's INT32 U (first: u = it). */
+static __global__ void oz2_u_add(unsigned long long *u, const int32_t *chunk, int64_t count, bool first)
+{
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
+         p += (int64_t)gridDim.x * blockDim.x)
+        u[p] = (first ? 0ull : u[p]) + (unsigned long long)(uint32_t)chunk[p];
+}
+
+/* k split: the N planes of a later chunk folded into the N planes of the
+ * sums so far, modulo 2·m_t (mpb_crt_fold); unrolled so that each modulus
+ * is a constant. */
+static __global__ void oz2_fold(int32_t *acc, const int32_t *x, int64_t plane, int n_moduli)
+{
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < plane;
+         p += (int64_t)gridDim.x * blockDim.x) {
+#pragma unroll
+        for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
+            if (t >= n_moduli)
+                break;
+            acc[t * plane + p] = mpb_crt_fold(acc[t * plane + p], __ldcs(x + t * plane + p), t);
+        }
+    }
+}
+
 /* mu for the m rows of A, then nu for the n columns of B. */
 static __global__ void oz2_scales(int64_t m, int64_t n, bool accurate, int budget,
                                   const unsigned long long *amax, const unsigned long long *bmax,
                                   const unsigned long long *asq, const unsigned long long *bsq,
-                                  const unsigned int *urow, const unsigned int *ucol, int *mu,
-                                  int *nu)
+                                  const unsigned long long *urow, const unsigned long long *ucol,
+                                  int *mu, int *nu)
 {
     int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (v >= m + n)
@@ -342,31 +384,35 @@ static __global__ void __launch_bounds__(256, 3) oz2_accum(const int32_t *c32, i
     }
 }
 
-/* N INT8 GEMMs C_t = A_t^T·B_t (A_t kp×m, B_t kp×n, C_t m×n) in tiles of
- * mblock × nblock outputs: one strided-batched call per tile (batched), or
- * one cublasGemmEx per modulus and tile. */
+/* N INT8 GEMMs C_t = A_t^T·B_t (A_t kp×m, B_t kp×n, C_t m×n) over chunk c
+ * of k (terms c·chunk_len … to the chunk's end) in tiles of mblock × nblock
+ * outputs: one strided-batched call per tile (batched), or one
+ * cublasGemmEx per modulus and tile. */
 static enum mpb_status gemm_int8(struct mpb_cuda_env *env, const struct oz2_state *s, int64_t m,
-                                 int64_t n, const int8_t *a, const int8_t *b, int32_t *c, int batch)
+                                 int64_t n, const int8_t *a, const int8_t *b, int32_t *c, int batch,
+                                 int64_t chunk)
 {
     const int32_t one = 1, zero = 0;
     long long sa = (long long)(m * s->kp), sb = (long long)(n * s->kp), sc = (long long)(m * n);
+    int64_t l0 = chunk * s->chunk_len;
+    int kc = (int)(s->kp - l0 < s->chunk_len ? s->kp - l0 : s->chunk_len);
     for (int64_t j0 = 0; j0 < n; j0 += s->nblock) {
         int nb = (int)(n - j0 < s->nblock ? n - j0 : s->nblock);
         for (int64_t i0 = 0; i0 < m; i0 += s->mblock) {
             int mb = (int)(m - i0 < s->mblock ? m - i0 : s->mblock);
-            const int8_t *at = a + i0 * s->kp, *bt = b + j0 * s->kp;
+            const int8_t *at = a + i0 * s->kp + l0, *bt = b + j0 * s->kp + l0;
             int32_t *ct = c + i0 + j0 * m;
             if (s->batched) {
                 MPB_CUBLAS_TRY(env, cublasGemmStridedBatchedEx(
                                         mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, mb, nb,
-                                        (int)s->kp, &one, at, CUDA_R_8I, (int)s->kp, sa, bt,
+                                        kc, &one, at, CUDA_R_8I, (int)s->kp, sa, bt,
                                         CUDA_R_8I, (int)s->kp, sb, &zero, ct, CUDA_R_32I, (int)m,
                                         sc, batch, CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
                 continue;
             }
             for (int t = 0; t < batch; t++)
                 MPB_CUBLAS_TRY(env, cublasGemmEx(mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, mb, nb,
-                                                 (int)s->kp, &one, at + t * sa, CUDA_R_8I,
+                                                 kc, &one, at + t * sa, CUDA_R_8I,
                                                  (int)s->kp, bt + t * sb, CUDA_R_8I, (int)s->kp,
                                                  &zero, ct + t * sc, CUDA_R_32I, (int)m,
                                                  CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
@@ -396,13 +442,25 @@ static enum mpb_status oz2_split(struct mpb_cuda_env *env, struct oz2_state *s,
         MPB_LAUNCH_CHECK(env);
         oz2_split_b<T, true><<<b_grid, tile_block, 0, st>>>(b, k, n, kp, s->bmax, s->nu, 1, s->rb);
         MPB_LAUNCH_CHECK(env);
-        enum mpb_status gs = gemm_int8(env, s, m, n, s->ra, s->rb, s->c32, 1);
+        enum mpb_status gs = MPB_STATUS_OK;
+        int32_t *later = s->c32 + (size_t)s->n_moduli * (size_t)(m * n);
+        unsigned long long *u64 = (unsigned long long *)s->c32;
+        for (int64_t c = 0; c < s->chunks && gs == MPB_STATUS_OK; c++) {
+            gs = gemm_int8(env, s, m, n, s->ra, s->rb, s->chunks > 1 ? later : s->c32, 1, c);
+            if (gs == MPB_STATUS_OK && s->chunks > 1) {
+                oz2_u_add<<<plane_grid(m * n), threads, 0, st>>>(u64, later, m * n, c == 0);
+                MPB_LAUNCH_CHECK(env);
+            }
+        }
         if (gs != MPB_STATUS_OK)
             return gs;
         MPB_CUDA_TRY(env, cudaMemsetAsync(s->urow, 0, sizeof *s->urow * (size_t)m, st));
         MPB_CUDA_TRY(env, cudaMemsetAsync(s->ucol, 0, sizeof *s->ucol * (size_t)n, st));
         dim3 u_grid(blocks_for(m, threads), grid_y(blocks_for(n, 32)));
-        oz2_u_max<<<u_grid, threads, 0, st>>>(s->c32, m, n, s->urow, s->ucol);
+        if (s->chunks > 1)
+            oz2_u_max<unsigned long long><<<u_grid, threads, 0, st>>>(u64, m, n, s->urow, s->ucol);
+        else
+            oz2_u_max<int32_t><<<u_grid, threads, 0, st>>>(s->c32, m, n, s->urow, s->ucol);
         MPB_LAUNCH_CHECK(env);
     } else {
         MPB_CUDA_TRY(env, cudaMemsetAsync(s->asq, 0, sizeof *s->asq * (size_t)m, st));
@@ -450,9 +508,18 @@ static enum mpb_status ozaki2_run(struct mpb_cuda_env *env, void *state, const s
     if (st != MPB_STATUS_OK)
         return st;
     mpb_phase_mark(clock, MPB_PHASE_SPLIT);
-    st = gemm_int8(env, s, g->m, g->n, s->ra, s->rb, s->c32, s->n_moduli);
-    if (st != MPB_STATUS_OK)
-        return st;
+    int64_t plane = g->m * g->n;
+    int32_t *later = s->c32 + (size_t)s->n_moduli * (size_t)plane;
+    for (int64_t c = 0; c < s->chunks; c++) {
+        st = gemm_int8(env, s, g->m, g->n, s->ra, s->rb, c == 0 ? s->c32 : later, s->n_moduli, c);
+        if (st != MPB_STATUS_OK)
+            return st;
+        if (c > 0) {
+            oz2_fold<<<plane_grid(plane), threads, 0, mpb_stream(env)>>>(s->c32, later, plane,
+                                                                        s->n_moduli);
+            MPB_LAUNCH_CHECK(env);
+        }
+    }
     mpb_phase_mark(clock, MPB_PHASE_GEMM);
     st = f64 ? oz2_accumulate<double>(env, s, g) : oz2_accumulate<float>(env, s, g);
     mpb_phase_mark(clock, MPB_PHASE_ACCUM);
@@ -475,12 +542,13 @@ static enum mpb_status alloc_all(struct mpb_cuda_env *env, struct oz2_state *s,
                                  const struct mpb_gemm *g)
 {
     size_t m = (size_t)g->m, n = (size_t)g->n, kp = (size_t)s->kp, nm = (size_t)s->n_moduli;
+    size_t planes = s->chunks > 1 ? 2 * nm : nm; /* mpb_ozaki2_workspace counts the same */
     struct {
         void **p;
         size_t bytes;
     } want[] = {
         {(void **)&s->ra, nm * m * kp}, {(void **)&s->rb, nm * n * kp},
-        {(void **)&s->c32, nm * m * n * sizeof(int32_t)},
+        {(void **)&s->c32, planes * m * n * sizeof(int32_t)},
         {(void **)&s->amax, m * sizeof *s->amax}, {(void **)&s->bmax, n * sizeof *s->bmax},
         {(void **)&s->asq, m * sizeof *s->asq}, {(void **)&s->bsq, n * sizeof *s->bsq},
         {(void **)&s->urow, m * sizeof *s->urow}, {(void **)&s->ucol, n * sizeof *s->ucol},
@@ -516,6 +584,9 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
     s->n_moduli = (int)params[MPB_OZ2_MODULI];
     s->accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
     s->kp = mpb_oz2_padded_k(g->k);
+    int64_t most = mpb_oz2_chunk_most(g->k);
+    s->chunks = mpb_crt_chunks(s->kp, most);
+    s->chunk_len = mpb_crt_chunk_len(s->kp, most, 32);
     s->batched = params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_BATCHED;
     s->mblock = mpb_oz2_block_rows(params, g->m);
     s->nblock = mpb_oz2_block_cols(params, g->n);
@@ -545,10 +616,14 @@ static enum mpb_status ozaki2_report(struct mpb_cuda_env *env, void *state,
     (void)env;
     info->slices = s->n_moduli;
     info->fallback = 0;
-    snprintf(info->settings, sizeof info->settings,
-             "moduli=%d mode=%s budget_bits=%d gemm=%s mblock=%lld nblock=%lld", s->n_moduli,
-             s->accurate ? "accurate" : "fast", s->tab.budget, s->batched ? "batched" : "calls",
-             (long long)s->mblock, (long long)s->nblock);
+    int used = snprintf(info->settings, sizeof info->settings,
+                        "moduli=%d mode=%s budget_bits=%d gemm=%s mblock=%lld nblock=%lld",
+                        s->n_moduli, s->accurate ? "accurate" : "fast", s->tab.budget,
+                        s->batched ? "batched" : "calls", (long long)s->mblock,
+                        (long long)s->nblock);
+    if (s->chunks > 1 && used > 0 && (size_t)used < sizeof info->settings)
+        snprintf(info->settings + used, sizeof info->settings - (size_t)used,
+                 " kchunks=%lld kchunk=%lld", (long long)s->chunks, (long long)s->chunk_len);
     return MPB_STATUS_OK;
 }
 

@@ -52,6 +52,15 @@ int64_t mpb_oz2_block_rows(const double *params, int64_t m);
 /* k padded to a multiple of 32 (zeros): aligned int8 leading dimensions. */
 int64_t mpb_oz2_padded_k(int64_t k);
 
+/* Terms per INT8 GEMM along k: the whole padded k up to MPB_OZ2_MAX_K,
+ * else chunks of at most MPB_CRT_CHUNK_K (mpb_crt_chunks and
+ * mpb_crt_chunk_len over the padded k, aligned to 32). */
+int64_t mpb_oz2_chunk_most(int64_t k);
+
+/* Bytes the host model (on_device false) or setup (true) allocates beyond
+ * A, B and C (the descriptor's workspace_bytes). */
+size_t mpb_ozaki2_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+
 bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len);
 
@@ -62,6 +71,13 @@ double mpb_ozaki2_sp_bound(const double *params, int64_t k);
 
 enum mpb_status mpb_ozaki2_host(const struct mpb_gemm *g, const double *params,
                                 struct mpb_scheme_info *info);
+
+/* The host model with every dot product split along k into chunks of at
+ * most `chunk` terms (one INT32 sum each, folded as on the GPU), at any k;
+ * mpb_ozaki2_host splits only above MPB_OZ2_MAX_K, into MPB_CRT_CHUNK_K.
+ * The output does not depend on the split (tests check it). */
+enum mpb_status mpb_ozaki2_host_chunked(const struct mpb_gemm *g, const double *params,
+                                        struct mpb_scheme_info *info, int64_t chunk);
 
 extern const struct mpb_scheme_cuda mpb_ozaki2_cuda;
 

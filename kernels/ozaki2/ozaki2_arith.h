@@ -30,8 +30,11 @@
 #define MPB_OZ2_MIN_MODULI 2
 
 /* INT32 GEMMs are exact while k·128² < 2^31: the residue −128 of modulus
- * 256 is the largest in magnitude. */
-#define MPB_OZ2_MAX_K 131071
+ * 256 is the largest in magnitude. Longer k is split into chunks of at most
+ * MPB_CRT_CHUNK_K, one INT32 GEMM per modulus and chunk, and the chunk sums
+ * folded modulo 2·m_t (common/crt_arith.h): the same bits as one exact sum.
+ * Up to MPB_OZ2_MAX_K nothing is split. */
+#define MPB_OZ2_MAX_K MPB_CRT_MAX_K
 
 /* Scale of a row/column holding NaN or ±Inf: its outputs are NaN (the scheme
  * has no guardrail to fall back on, and a NaN is better than a finite wrong
@@ -128,13 +131,14 @@ MPB_HD int mpb_oz2_scale_fast(int e, uint64_t sumsq, int budget)
 }
 
 /* mode=accurate (the paper's extra INT8 GEMM of leading bits): digits
- * ā_il = ceil(|a_il|·2^(6−e_i)), b̄_lj likewise, U = Ā·B̄ exact in INT32, and
+ * ā_il = ceil(|a_il|·2^(6−e_i)), b̄_lj likewise, U = Ā·B̄ exact (< k·2^12: one
+ * INT32 GEMM up to MPB_OZ2_MAX_K, chunk sums added in 64 bits above), and
  * (|A||B|)_ij ≤ U_ij·2^(e_i−6+f_j−6). With U_ij ≤ umax_i := max_j U_ij and
  * U_ij ≤ max_i U_ij =: umax_j, U_ij < 2^((bitlen(umax_i)+bitlen(umax_j))/2),
  * so mu_i = floor((L − bitlen(umax_i))/2) − (e_i − 6) and the same for nu_j
  * keep 2^(mu_i+nu_j)(|A||B|)_ij < 2^L. Tighter than fast mode by about the
  * gap between |a|·|b| and ‖a‖₂‖b‖₂. */
-MPB_HD int mpb_oz2_scale_accurate(int e, uint32_t umax, int budget)
+MPB_HD int mpb_oz2_scale_accurate(int e, uint64_t umax, int budget)
 {
     int mu = mpb_oz2_floor_half(budget - mpb_oz2_bitlen(umax)) - (e - MPB_OZ2_BOUND_DIGIT_BITS);
     return mu < 104 - e ? mu : 104 - e;

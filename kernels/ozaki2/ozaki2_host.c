@@ -1,11 +1,14 @@
 /* Host model of Ozaki scheme II: the same MPB_HD steps as ozaki2.cu, with
- * the INT8×INT8→INT32 GEMMs computed exactly in integers, so the output is
- * bitwise the GPU's. Meant for the small sizes of tests and `--backend host`
- * (N+1 integer GEMMs of O(mnk) each, single-threaded). */
+ * the INT8×INT8→INT32 GEMMs computed exactly in integers, k split into the
+ * same chunks and their sums folded the same way (mpb_crt_fold), so the
+ * output is bitwise the GPU's. Meant for the small sizes of tests and
+ * `--backend host` (N+1 integer GEMMs of O(mnk) each, single-threaded). */
 #include "ozaki2/ozaki2.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+
+#include "mpb_size.h"
 
 static double elem(const void *p, size_t i, enum mpb_target t)
 {
@@ -53,14 +56,15 @@ static void scales_fast(const struct operand *o, const int *e, const bool *finit
     }
 }
 
-/* U = Ā·B̄ (exact, < 2^31), its row and column maxima, then the scales. */
+/* U = Ā·B̄ (exact, < k·2^12: 64-bit sums), its row and column maxima, then
+ * the scales. */
 static void scales_accurate(const struct operand *a, const struct operand *b, const int *ea,
                             const bool *fa, const int *eb, const bool *fb, int budget, int *mu,
                             int *nu)
 {
     int64_t m = a->vecs, n = b->vecs, k = a->k;
     int8_t *da = calloc((size_t)(m * k) + 1, 1), *db = calloc((size_t)(n * k) + 1, 1);
-    uint32_t *rmax = calloc((size_t)m + 1, sizeof *rmax), *cmax = calloc((size_t)n + 1, sizeof *cmax);
+    uint64_t *rmax = calloc((size_t)m + 1, sizeof *rmax), *cmax = calloc((size_t)n + 1, sizeof *cmax);
     for (int64_t i = 0; i < m; i++)
         for (int64_t l = 0; l < k && fa[i]; l++)
             da[i * k + l] = (int8_t)mpb_oz2_digit_up(op_elem(a, i, l), ea[i], MPB_OZ2_BOUND_DIGIT_BITS);
@@ -69,11 +73,11 @@ static void scales_accurate(const struct operand *a, const struct operand *b, co
             db[j * k + l] = (int8_t)mpb_oz2_digit_up(op_elem(b, j, l), eb[j], MPB_OZ2_BOUND_DIGIT_BITS);
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
-            int32_t u = 0;
+            uint64_t u = 0;
             for (int64_t l = 0; l < k; l++)
-                u += (int32_t)da[i * k + l] * db[j * k + l];
-            rmax[i] = (uint32_t)u > rmax[i] ? (uint32_t)u : rmax[i];
-            cmax[j] = (uint32_t)u > cmax[j] ? (uint32_t)u : cmax[j];
+                u += (uint64_t)(da[i * k + l] * db[j * k + l]);
+            rmax[i] = u > rmax[i] ? u : rmax[i];
+            cmax[j] = u > cmax[j] ? u : cmax[j];
         }
     for (int64_t i = 0; i < m; i++)
         mu[i] = fa[i] ? mpb_oz2_scale_accurate(ea[i], rmax[i], budget) : MPB_OZ2_NONFINITE;
@@ -99,8 +103,31 @@ static void residues(const struct operand *o, const int *mu, int n_moduli, int8_
         }
 }
 
+/* c ≡ x·y (mod 2·m_t) for the CRT (mpb_crt_digit reads nothing more):
+ * one exact INT32 sum per chunk of `len` terms along k (what one INT8 GEMM
+ * returns), the chunks folded in order as ozaki2.cu folds them; one chunk:
+ * the INT32 sum itself. */
+static int32_t residue_dot(const int8_t *x, const int8_t *y, int64_t k, int64_t len, int64_t chunks,
+                           int t)
+{
+    int32_t acc = 0;
+    for (int64_t c = 0; c < chunks; c++) {
+        int32_t s = 0;
+        for (int64_t l = c * len; l < k && l < (c + 1) * len; l++)
+            s += (int32_t)x[l] * y[l];
+        acc = c == 0 ? s : mpb_crt_fold(acc, s, t);
+    }
+    return acc;
+}
+
 enum mpb_status mpb_ozaki2_host(const struct mpb_gemm *g, const double *params,
                                 struct mpb_scheme_info *info)
+{
+    return mpb_ozaki2_host_chunked(g, params, info, 0);
+}
+
+enum mpb_status mpb_ozaki2_host_chunked(const struct mpb_gemm *g, const double *params,
+                                        struct mpb_scheme_info *info, int64_t chunk)
 {
     int n_moduli = (int)params[MPB_OZ2_MODULI];
     bool accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
@@ -115,8 +142,10 @@ enum mpb_status mpb_ozaki2_host(const struct mpb_gemm *g, const double *params,
     struct operand b = {g->b, n, k, (size_t)k, 1, g->target};
     int *ea = malloc(sizeof(int) * (size_t)(2 * (m + n) + 1)), *eb = ea + m, *mu = eb + n, *nu = mu + m;
     bool *fa = malloc((size_t)(m + n) + 1), *fb = fa + m;
-    int8_t *ra = malloc((size_t)(n_moduli * (m + n) * k) + 1), *rb = ra + (size_t)(n_moduli * m * k);
-    int32_t *c32 = malloc(sizeof *c32 * (size_t)(n_moduli * m * n) + 1);
+    size_t ra_bytes = mpb_size_mul(mpb_size_matrix(m + n, k, 1), (size_t)n_moduli);
+    size_t c32_bytes = mpb_size_mul(mpb_size_matrix(m, n, sizeof(int32_t)), (size_t)n_moduli);
+    int8_t *ra = ra_bytes == SIZE_MAX ? NULL : malloc(ra_bytes + 1), *rb = ra + (size_t)(n_moduli * m * k);
+    int32_t *c32 = c32_bytes == SIZE_MAX ? NULL : malloc(c32_bytes + 1);
     if (!ea || !fa || !ra || !c32) {
         free(ea), free(fa), free(ra), free(c32);
         snprintf(info->note, sizeof info->note, "out of host memory for the residues");
@@ -132,15 +161,15 @@ enum mpb_status mpb_ozaki2_host(const struct mpb_gemm *g, const double *params,
     }
     residues(&a, mu, n_moduli, ra);
     residues(&b, nu, n_moduli, rb);
+    int64_t kp = mpb_oz2_padded_k(k), most = chunk > 0 ? chunk : mpb_oz2_chunk_most(k);
+    int64_t chunks = mpb_crt_chunks(kp, most), len = mpb_crt_chunk_len(kp, most, chunk > 0 ? 1 : 32);
     for (int t = 0; t < n_moduli; t++)
         for (int64_t j = 0; j < n; j++)
             for (int64_t i = 0; i < m; i++) {
                 const int8_t *x = ra + ((size_t)t * (size_t)m + (size_t)i) * (size_t)k;
                 const int8_t *y = rb + ((size_t)t * (size_t)n + (size_t)j) * (size_t)k;
-                int32_t s = 0;
-                for (int64_t l = 0; l < k; l++)
-                    s += (int32_t)x[l] * y[l];
-                c32[(size_t)t * (size_t)(m * n) + (size_t)(i + j * m)] = s;
+                c32[(size_t)t * (size_t)(m * n) + (size_t)(i + j * m)] =
+                    residue_dot(x, y, k, len, chunks, t);
             }
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
@@ -154,7 +183,10 @@ enum mpb_status mpb_ozaki2_host(const struct mpb_gemm *g, const double *params,
     free(ea), free(fa), free(ra), free(c32);
     info->slices = n_moduli;
     info->fallback = 0;
-    snprintf(info->settings, sizeof info->settings, "moduli=%d mode=%s budget_bits=%d", n_moduli,
-             accurate ? "accurate" : "fast", tab.budget);
+    int used = snprintf(info->settings, sizeof info->settings, "moduli=%d mode=%s budget_bits=%d",
+                        n_moduli, accurate ? "accurate" : "fast", tab.budget);
+    if (chunks > 1 && used > 0 && (size_t)used < sizeof info->settings)
+        snprintf(info->settings + used, sizeof info->settings - (size_t)used,
+                 " kchunks=%lld kchunk=%lld", (long long)chunks, (long long)len);
     return MPB_STATUS_OK;
 }

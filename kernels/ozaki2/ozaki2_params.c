@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "common/cublas_util.h"
+#include "mpb_size.h"
 
 static const char *const mode_choices[] = {"fast", "accurate", NULL};
 static const char *const gemm_choices[] = {"calls", "batched", NULL};
@@ -66,22 +67,46 @@ int64_t mpb_oz2_padded_k(int64_t k)
     return (k + 31) / 32 * 32;
 }
 
+int64_t mpb_oz2_chunk_most(int64_t k)
+{
+    return k <= MPB_OZ2_MAX_K ? mpb_oz2_padded_k(k) : MPB_CRT_CHUNK_K;
+}
+
 bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len)
 {
     (void)params;
-    if (g->k > MPB_OZ2_MAX_K) {
-        snprintf(why, why_len,
-                 "k = %lld > %d: the INT8 GEMMs would overflow INT32 (k·128² ≥ 2^31) and "
-                 "k-blocking is not implemented",
-                 (long long)g->k, MPB_OZ2_MAX_K);
-        return false;
-    }
     if (!dev)
         return true;
+    /* k is split into chunks of at most MPB_CRT_CHUNK_K, but the residues'
+     * leading dimension is the padded k. */
     struct mpb_gemm padded = *g;
     padded.k = mpb_oz2_padded_k(g->k);
     return mpb_cublas_int_dims(&padded, "cublasGemmStridedBatchedEx", why, why_len);
+}
+
+/* Mirrors ozaki2_host.c's allocations (exponents, scales, flags, residues,
+ * INT32 products; accurate mode's digits and maxima) and ozaki2.cu's
+ * alloc_all (residues over the padded k; N INT32 planes, and N more for the
+ * chunk sums when k is split; the per-row/column vectors). */
+size_t mpb_ozaki2_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
+{
+    size_t nm = (size_t)params[MPB_OZ2_MODULI];
+    bool accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
+    int64_t vecs = g->m + g->n;
+    size_t per_vec = on_device ? 5 * sizeof(uint64_t) : 2 * (sizeof(int) + sizeof(uint64_t)) + 1;
+    size_t bytes = mpb_size_add(mpb_size_matrix(vecs, 1, per_vec), 256);
+    size_t planes = nm;
+    if (on_device) {
+        bytes = mpb_size_add(bytes, mpb_size_mul(nm, mpb_size_matrix(vecs, mpb_oz2_padded_k(g->k), 1)));
+        if (g->k > MPB_OZ2_MAX_K)
+            planes *= 2;
+    } else {
+        bytes = mpb_size_add(bytes, mpb_size_mul(nm, mpb_size_matrix(vecs, g->k, 1)));
+        if (accurate)
+            bytes = mpb_size_add(bytes, mpb_size_matrix(vecs, g->k, 1));
+    }
+    return mpb_size_add(bytes, mpb_size_mul(planes, mpb_size_matrix(g->m, g->n, sizeof(int32_t))));
 }
 
 /* The bound, row/column-wise (a fixed-point scheme has no componentwise one:

@@ -1,11 +1,15 @@
 /* Ozaki scheme II arithmetic (kernels/ozaki2/ozaki2_arith.h) against exact
  * integer arithmetic (__int128 and GMP): the moduli, the residues, the CRT
- * constants and the reconstruction for every moduli count. Fixed seed;
+ * constants and the reconstruction for every moduli count; the split of k
+ * (common/crt_arith.h): the digit of an INT32 sum is that of its residue
+ * modulo 2·m_t, folding chunk sums gives that residue, the chunk plan covers
+ * k, and the host model gives the same bits however k is split. Fixed seed;
  * failures print the values. */
 #include <gmp.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "rng.h"
@@ -137,10 +141,97 @@ static void test_crt(void)
     mpz_clears(x, bigm, r, diff, lim, NULL);
 }
 
+/* The claims of mpb_crt_reduce: mpb_crt_digit(c) = mpb_crt_digit(c mod 2m_t)
+ * for every int32 c (random, the ends of the range, every tie of m = 256),
+ * and mpb_crt_fold(a, b) = (a + b) mod 2m_t in [0, 2m_t). */
+static void test_fold(void)
+{
+    struct mpb_oz2_crt tab;
+    CHECK(mpb_oz2_crt_init(MPB_OZ2_MAX_MODULI, &tab), "crt_init");
+    for (int it = 0; it < 400000; it++) {
+        int t = it % MPB_OZ2_MAX_MODULI, m2 = 2 * mpb_crt_modulus(t);
+        int32_t c, d;
+        switch (it % 5) {
+        case 0: c = INT32_MIN + (int32_t)(rng_next() % 1024); break;
+        case 1: c = INT32_MAX - (int32_t)(rng_next() % 1024); break;
+        case 2: c = (int32_t)(128 + 256 * (int64_t)(rng_next() % 16000000) - 256 * 8000000); break;
+        default: c = (int32_t)rng_next(); break;
+        }
+        d = (int32_t)rng_next();
+        int32_t r = mpb_crt_reduce(c, t);
+        CHECK(r >= 0 && r < m2 && ((int64_t)c - r) % m2 == 0, "reduce(%d, %d) = %d", c, m2 / 2, r);
+        double w = mpb_crt_digit(c, t, tab.y[t], tab.y_over_m[t]);
+        double wr = mpb_crt_digit(r, t, tab.y[t], tab.y_over_m[t]);
+        CHECK(w == wr, "digit(%d) = %g but digit(%d) = %g, modulus %d", c, w, r, wr, m2 / 2);
+        int32_t f = mpb_crt_fold(c, d, t);
+        CHECK(f == mpb_crt_reduce((int64_t)c + d, t), "fold(%d, %d) = %d, modulus %d", c, d, f, m2 / 2);
+    }
+}
+
+/* The chunk plan: count·len covers kp, the last chunk is not empty, no
+ * chunk is longer than `most`, len is aligned. */
+static void test_chunk_plan(void)
+{
+    static const int64_t kps[] = {32, 131040, 131072, 262144, 1 << 20, 3 * 131040 + 32, (int64_t)1 << 31};
+    static const int64_t mosts[] = {MPB_CRT_CHUNK_K, 4096, 32 * 37, 32};
+    for (size_t i = 0; i < sizeof kps / sizeof kps[0]; i++)
+        for (size_t q = 0; q < sizeof mosts / sizeof mosts[0]; q++) {
+            int64_t kp = kps[i], most = mosts[q];
+            int64_t c = mpb_crt_chunks(kp, most), len = mpb_crt_chunk_len(kp, most, 32);
+            CHECK(len <= most && len % 32 == 0 && c * len >= kp && (c - 1) * len < kp,
+                  "kp %lld, most %lld: %lld chunks of %lld", (long long)kp, (long long)most,
+                  (long long)c, (long long)len);
+        }
+    CHECK(mpb_oz2_chunk_most(MPB_OZ2_MAX_K) == mpb_oz2_padded_k(MPB_OZ2_MAX_K) &&
+              mpb_crt_chunks(mpb_oz2_padded_k(MPB_OZ2_MAX_K), mpb_oz2_chunk_most(MPB_OZ2_MAX_K)) == 1,
+          "k = MPB_OZ2_MAX_K must not be split");
+    CHECK(mpb_oz2_chunk_most(MPB_OZ2_MAX_K + 1) == MPB_CRT_CHUNK_K, "k above the limit must be split");
+}
+
+/* The host model split into chunks of 1, 3, 7, 32 terms equals the host
+ * model without a split, bit for bit: inputs with exponents spread over
+ * ±30 binades, both modes, both targets, awkward shapes. */
+static void test_host_chunked(void)
+{
+    enum { MAXM = 5, MAXN = 4, MAXK = 300 };
+    static double a[MAXM * MAXK], b[MAXK * MAXN], c0[MAXM * MAXN], c1[MAXM * MAXN];
+    static float af[MAXM * MAXK], bf[MAXK * MAXN];
+    static const int64_t chunks[] = {1, 3, 7, 32};
+    for (int it = 0; it < 40; it++) {
+        int64_t m = 1 + (int64_t)(rng_next() % MAXM), n = 1 + (int64_t)(rng_next() % MAXN);
+        int64_t k = 1 + (int64_t)(rng_next() % MAXK);
+        for (int64_t p = 0; p < m * k; p++)
+            af[p] = (float)(a[p] = ldexp((double)(int64_t)(rng_next() >> 11) * 0x1p-53 - 0.5,
+                                         (int)(rng_next() % 61) - 30));
+        for (int64_t p = 0; p < k * n; p++)
+            bf[p] = (float)(b[p] = ldexp((double)(int64_t)(rng_next() >> 11) * 0x1p-53 - 0.5,
+                                         (int)(rng_next() % 61) - 30));
+        bool fp32 = it % 2;
+        double params[MPB_OZ2_N_PARAMS] = {[MPB_OZ2_MODULI] = fp32 ? 8 : 15,
+                                           [MPB_OZ2_MODE] = it % 4 < 2 ? MPB_OZ2_FAST : MPB_OZ2_ACCURATE};
+        struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = fp32 ? MPB_TARGET_FP32 : MPB_TARGET_FP64,
+                             .a = fp32 ? (const void *)af : a, .b = fp32 ? (const void *)bf : b, .c = c0};
+        struct mpb_scheme_info info;
+        CHECK(mpb_ozaki2_host(&g, params, &info) == MPB_STATUS_OK, "host model failed: %s", info.note);
+        size_t bytes = (size_t)(m * n) * (fp32 ? sizeof(float) : sizeof(double));
+        for (size_t q = 0; q < sizeof chunks / sizeof chunks[0]; q++) {
+            g.c = c1;
+            CHECK(mpb_ozaki2_host_chunked(&g, params, &info, chunks[q]) == MPB_STATUS_OK, "chunked host model failed");
+            CHECK(memcmp(c0, c1, bytes) == 0, "%lldx%lldx%lld %s %s, chunks of %lld: output differs from one sum",
+                  (long long)m, (long long)n, (long long)k, fp32 ? "fp32" : "fp64",
+                  params[MPB_OZ2_MODE] == MPB_OZ2_FAST ? "fast" : "accurate", (long long)chunks[q]);
+            g.c = c0;
+        }
+    }
+}
+
 int main(void)
 {
     test_moduli();
     test_residues();
     test_crt();
+    test_fold();
+    test_chunk_plan();
+    test_host_chunked();
     return check_report("test_ozaki2");
 }
