@@ -64,13 +64,26 @@ static const struct mpb_param_spec uniform_params[] = {
                    .help = "upper end of the interval"},
 };
 
+static bool uniform_validate(const double *p, char *why, size_t why_len)
+{
+    if (p[MPB_GP_HI] < p[MPB_GP_LO]) {
+        char lo[32], hi[32];
+        mpb_format_double(p[MPB_GP_LO], lo, sizeof lo);
+        mpb_format_double(p[MPB_GP_HI], hi, sizeof hi);
+        snprintf(why, why_len, "hi=%s is below lo=%s", hi, lo);
+        return false;
+    }
+    return true;
+}
+
 static bool uniform_resolve(double *p, enum mpb_target target, int64_t m, int64_t n, int64_t k,
                             char *why, size_t why_len)
 {
     (void)m, (void)n, (void)k;
     double lo = p[MPB_GP_LO], hi = p[MPB_GP_HI];
-    if (hi < lo) {
-        snprintf(why, why_len, "uniform: hi=%.17g is below lo=%.17g", hi, lo);
+    char bad[96];
+    if (!uniform_validate(p, bad, sizeof bad)) {
+        snprintf(why, why_len, "uniform: %s", bad);
         return false;
     }
     if (target == MPB_TARGET_FP32 && (fabs(lo) > FLT_MAX || fabs(hi) > FLT_MAX)) {
@@ -83,7 +96,7 @@ static bool uniform_resolve(double *p, enum mpb_target target, int64_t m, int64_
 static const struct mpb_generator gen_uniform = {
     .name = "uniform", .kind = MPB_GEN_UNIFORM,
     .help = "U(lo, hi), 53 random bits per value",
-    .params = uniform_params, .n_params = 2, .resolve = uniform_resolve,
+    .params = uniform_params, .n_params = 2, .resolve = uniform_resolve, .validate = uniform_validate,
 };
 
 /* ---- randn ---- */

@@ -28,6 +28,10 @@ struct mpb_generator {
      * case cannot be generated (becomes a not_supported row). May be NULL. */
     bool (*resolve)(double *params, enum mpb_target target, int64_t m, int64_t n, int64_t k,
                     char *why, size_t why_len);
+    /* Values that no target or shape can make (uniform's lo > hi): false
+     * with a reason naming them, and the command line refuses them before
+     * any case (a usage error). May be NULL. */
+    bool (*validate)(const double *params, char *why, size_t why_len);
 };
 
 extern const struct mpb_generator *const mpb_generators[];

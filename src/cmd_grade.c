@@ -243,6 +243,9 @@ static int build_configs(const struct grade_args *g, struct mpb_grade_config *ou
 
 /* ---- per-case output: rows and progress ---- */
 
+/* "status: note (mpbench run <case>)" */
+#define FAILURE_LEN (sizeof ((struct mpb_result *)0)->note + sizeof ((struct mpb_case *)0)->text + 64)
+
 struct case_sink {
     struct mpb_csv *csv;
     const char *csv_path;
@@ -250,6 +253,7 @@ struct case_sink {
     bool show;
     int done;
     struct mpb_row_context ctx;
+    char first_failure[FAILURE_LEN]; /* of the configuration being graded: status, note, case */
 };
 
 static void on_case(void *vctx, const struct mpb_case *c, const struct mpb_result *res,
@@ -266,6 +270,9 @@ static void on_case(void *vctx, const struct mpb_case *c, const struct mpb_resul
         mpb_row_clear(&row);
     }
     k->done++;
+    if (res->status != MPB_STATUS_OK && !k->first_failure[0])
+        snprintf(k->first_failure, sizeof k->first_failure, "%s: %s (mpbench run %s)",
+                 mpb_status_name(res->status), res->note[0] ? res->note : "(no note)", c->text);
     if (!k->show)
         return;
     char gp[128];
@@ -381,7 +388,8 @@ static void fmt_ratio(char *buf, size_t len, double x)
         snprintf(buf, len, "%.3g", x);
 }
 
-static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_verdict *v, int n)
+static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_verdict *v,
+                        char (*first_failures)[FAILURE_LEN], int n)
 {
     printf("%-44s %-5s %-9s %-9s %-9s %-13s %-5s %-4s %-12s %-12s %-9s %s\n", "configuration", "grade",
            "rhoA/k", "rhoB/k", "rhoC/k^c", "test1", "test2", "b*", "test3", "special", "inner",
@@ -395,19 +403,27 @@ static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_ve
         fmt_ratio(c, sizeof c, v[i].rho_c.value);
         if (v[i].b_star != MPB_BSTAR_UNKNOWN)
             snprintf(bstar, sizeof bstar, v[i].b_star == MPB_BSTAR_NONE ? "none" : "%d", v[i].b_star);
-        printf("%-44s %-5c %-9s %-9s %-9s %-13s %-5s %-4s %-12s %-12s %-9s %.2f/%.2f/%.2f\n", name,
+        char slopes[3][16];
+        for (int r = 0; r < 3; r++)
+            snprintf(slopes[r], sizeof slopes[r], isnan(v[i].slope[r]) ? "-" : "%.2f", v[i].slope[r]);
+        printf("%-44s %-5c %-9s %-9s %-9s %-13s %-5s %-4s %-12s %-12s %-9s %s/%s/%s\n", name,
                v[i].grade, a, b, c, mpb_test1_class_name(v[i].test1_class),
                mpb_test2_class_name(v[i].test2_class), bstar, mpb_test3_class_name(v[i].test3_class),
                mpb_special_class_name(v[i].special_class), mpb_inner_class_name(v[i].inner_class),
-               v[i].slope[0], v[i].slope[1], v[i].slope[2]);
+               slopes[0], slopes[1], slopes[2]);
     }
     for (int i = 0; i < n; i++) {
         printf("\n%s (%lld cases, %lld ok, %lld graded):\n", cfgs[i].scheme->name, (long long)v[i].cases,
                (long long)v[i].cases_ok, (long long)v[i].cases_graded);
+        if (v[i].cases_ok == 0)
+            printf("  no case ran: %lld error, %lld not_supported; the first: %s\n", (long long)v[i].cases_error,
+                   (long long)v[i].cases_not_supported, first_failures[i]);
         if (v[i].grade_note[0])
             printf("  grade: %s\n", v[i].grade_note);
-        printf("  worst rho_A: mpbench run %s\n  worst rho_B: mpbench run %s\n  worst rho_C: mpbench run %s\n",
-               v[i].rho_a.where, v[i].rho_b.where, v[i].rho_c.where);
+        const struct mpb_grade_worst *worst[3] = {&v[i].rho_a, &v[i].rho_b, &v[i].rho_c};
+        for (int r = 0; r < 3; r++)
+            if (worst[r]->where[0])
+                printf("  worst rho_%c: mpbench run %s\n", "ABC"[r], worst[r]->where);
         if (v[i].warnings[0])
             printf("  warning: %s\n", v[i].warnings);
         if (v[i].special_class == MPB_SPECIAL_FINITE_WRONG)
@@ -453,6 +469,7 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
                              .ctx = {.run_id = run_id, .dev = cuda ? mpb_cuda_device(env) : NULL,
                                      .warmup = runner.warmup, .reps = runner.reps, .ref = "mpfr"}};
     FILE *vf = NULL;
+    static char first_failures[MAX_CONFIGS][FAILURE_LEN];
     int exit_code = MPB_EXIT_OK;
     if (g->cases_path && !(sink.csv = mpb_csv_open(g->cases_path, false, why, sizeof why))) {
         mpb_cli_error(CMD, "--cases-csv %s: %s", g->cases_path, why);
@@ -485,11 +502,17 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
         config_params(&cfgs[i], params, sizeof params);
         fprintf(stderr, "mpbench grade: %s %s (%d of %d): %d shapes x %ld seeds on %s\n", cfgs[i].scheme->name,
                 params, i + 1, n_cfgs, n_shapes, g->seeds, mpb_impl_name(runner.impl));
+        sink.first_failure[0] = '\0';
         if (!mpb_grade_run(&cfgs[i], &opt, &verdicts[i], why, sizeof why)) {
             mpb_cli_error(CMD, "%s", why);
             exit_code = MPB_EXIT_RUNTIME;
             goto done;
         }
+        snprintf(first_failures[i], sizeof first_failures[i], "%s", sink.first_failure);
+        if (verdicts[i].cases_ok == 0)
+            mpb_cli_error(CMD, "no case of %s %s ran (%lld error, %lld not_supported); the first: %s",
+                          cfgs[i].scheme->name, params, (long long)verdicts[i].cases_error,
+                          (long long)verdicts[i].cases_not_supported, sink.first_failure);
         if (verdicts[i].inconsistency[0])
             fprintf(stderr, "mpbench grade: HARNESS INCONSISTENCY [grade-inconsistent] %s %s: %s. The "
                     "grader or the reference is wrong; report it with the cases CSV\n",
@@ -503,7 +526,7 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
             }
         }
     }
-    print_table(cfgs, verdicts, n_cfgs);
+    print_table(cfgs, verdicts, first_failures, n_cfgs);
     for (int i = 0; i < n_cfgs; i++)
         meta.cases_run += (int)verdicts[i].cases;
     meta.cases_total = meta.cases_this_shard = meta.cases_run;

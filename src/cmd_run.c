@@ -151,6 +151,11 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
         m->status_counts[res.status]++;
         mpb_summary_add(&st->summary, c, &res, metrics);
         m->interrupted = res.sticky;
+        /* the reason is not only in the CSV's note: stdout may be the CSV */
+        if (res.status == MPB_STATUS_ERROR || res.status == MPB_STATUS_NOT_SUPPORTED ||
+            res.status == MPB_STATUS_INCORRECT)
+            fprintf(stderr, "mpbench run: %s: %s: %s\n", mpb_status_name(res.status), c->text,
+                    res.note[0] ? res.note : "(no note)");
         clock_gettime(CLOCK_MONOTONIC, &t);
         if (show)
             progress_line(m->cases_run, todo, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), c,

@@ -121,9 +121,31 @@ static void fill_case(struct mpb_case *c, const int64_t *shape,
     case_finish(c);
 }
 
+/* Every combination of a generator selection's values that its validate
+ * hook refuses is a usage error, named with the generator. */
+static bool validate_generator(const struct mpb_selection *gs, char *why, size_t why_len)
+{
+    if (!gs->gen->validate)
+        return true;
+    int idx[MPB_MAX_PARAMS] = {0};
+    do {
+        double p[MPB_MAX_PARAMS];
+        char bad[192];
+        pick(gs, idx, p);
+        if (!gs->gen->validate(p, bad, sizeof bad)) {
+            snprintf(why, why_len, "-g %s: %s", gs->gen->name, bad);
+            return false;
+        }
+    } while (next_combination(gs, idx));
+    return true;
+}
+
 bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb_case **cases,
                      int *n_cases, char *why, size_t why_len)
 {
+    for (int g = 0; g < plan->n_gens; g++)
+        if (!validate_generator(&plan->gens[g], why, why_len))
+            return false;
     long n_shapes;
     int64_t *shapes = expand_shapes(plan, &n_shapes);
     if (!shapes) {

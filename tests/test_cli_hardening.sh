@@ -57,5 +57,40 @@ expect 2 "limit 1023" -- run -s dgemm -g randn --size 4 --backend host --tag "a=
     --tag "b=$(printf '%0600d' 0)" --dry-run
 expect 0 "1 cases" -- run -s dgemm -g randn --size 4 --backend host --tag "a=$(printf '%01019d' 0)" --dry-run
 
+# A failing case says why on stderr (its status, case string and note), with
+# or without --progress; stdout keeps only the CSV.
+expect 77 "mpbench run: not_supported: -s cublas_fp64emu -a strategy=eager" -- \
+    run -s cublas_fp64emu -g randn --size 4 --backend host --progress never
+grep -qF -- "--backend host: cublas_fp64emu has no host model" "$TMP/stderr" || fail "the failing case's note is not on stderr"
+{ [ "$(wc -l <"$TMP/stdout")" = 2 ] && head -n 1 "$TMP/stdout" | grep -q '^schema_version,'; } ||
+    fail "stdout holds more than the CSV"
+expect 0 "mpbench run: not_supported: -s cublas_fp64emu" -- \
+    run -s dgemm,cublas_fp64emu -g randn --size 4 --backend host --progress always --csv "$TMP/mixed.csv"
+[ "$(grep -c '^mpbench run: not_supported: ' "$TMP/stderr")" = 1 ] || fail "not one failure line for one failing case"
+"$MPB" run -s dgemm -g randn --size 100000 --backend host --csv "$TMP/huge.csv" >"$TMP/stdout" 2>"$TMP/stderr"
+got=$?
+{ [ "$got" = 3 ] || [ "$got" = 77 ]; } || fail "--size 100000 on the host: exit $got, expected 3 or 77"
+grep -qE '^mpbench run: (error|not_supported): -s dgemm -g randn --m 100000 --n 100000 --k 100000 .*: .' "$TMP/stderr" ||
+    { fail "--size 100000: no failure line on stderr"; sed 's/^/    /' "$TMP/stderr"; }
+
+# An impossible generator parameter is a usage error, named with its value.
+expect 2 "-g uniform: hi=1 is below lo=5" -- run -s dgemm -g uniform -a lo=5 -a hi=1 --size 4 --backend host --dry-run
+expect 2 "-g uniform: hi=1 is below lo=5" -- \
+    run -s dgemm -g uniform -a lo=0,5 -a hi=1 --size 4 --backend host --csv "$TMP/u.csv"
+[ ! -e "$TMP/u.csv" ] || fail "an impossible generator parameter still wrote $TMP/u.csv"
+
+# grade where no case can run: says so, no empty rerun line, no nan slopes.
+for args in "-s cublas_fp64emu --backend host --quick" "-s dgemm --sizes 100000 --shapes none --backend host --quick"; do
+    # shellcheck disable=SC2086
+    "$MPB" grade $args >"$TMP/stdout" 2>"$TMP/stderr"
+    got=$?
+    { [ "$got" = 3 ] || [ "$got" = 77 ]; } || fail "grade $args: exit $got, expected 3 or 77"
+    grep -qF "no case ran" "$TMP/stdout" || fail "grade $args: the table does not say that no case ran"
+    grep -qF "no case of " "$TMP/stderr" || fail "grade $args: stderr does not say that no case ran"
+    ! grep -qF "nan" "$TMP/stdout" || fail "grade $args: nan in the table"
+    ! grep -qE "mpbench run *$" "$TMP/stdout" || fail "grade $args: an empty rerun line"
+done
+expect 77 "cublas_fp64emu has no host model" -- grade -s cublas_fp64emu --backend host --quick
+
 echo "$fails failed"
 [ "$fails" = 0 ]
