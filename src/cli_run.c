@@ -46,7 +46,8 @@ void mpb_cli_run_help(void)
 "                         host, saying so\n"
 "  --csv FILE|-           where rows go (default -, stdout); FILE also gets\n"
 "                         FILE.meta.json and a summary table on stdout\n"
-"  --resume               keep FILE's rows and run only cases it lacks (by case_id)\n"
+"  --resume               keep FILE's rows and run only cases it lacks (by case_id);\n"
+"                         a run locks FILE: a second one on it is refused\n"
 "  --shard I/N            run only cases whose index % N == I (0 <= I < N)\n"
 "  --progress P           one line per case on stderr: auto (when stderr is a\n"
 "                         terminal), always, never\n"
@@ -56,8 +57,10 @@ void mpb_cli_run_help(void)
 "\n"
 "VALUES is a comma list of items: 4096, 0.5, eager, 1:8 (inclusive), 0:1:0.25,\n"
 "1024:16384:*2 (geometric), 2^12, 2^10:2^14:*2.\n"
-"Exit: 0 ok; 1 an incorrect result; 2 usage error; 3 runtime error (CUDA, I/O,\n"
-"memory); 77 nothing could run.");
+"A case the product holds twice runs once (stderr says how many were dropped).\n"
+"Exit: 0 ok; 1 an incorrect result; 2 usage error (or an unwritable output, or a\n"
+"FILE another run is writing); 3 runtime error (CUDA, I/O, memory); 77 nothing\n"
+"could run.");
 }
 
 static bool parse_shard(const char *text, struct mpb_plan *plan)

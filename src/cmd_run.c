@@ -190,6 +190,14 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         mpb_cli_error("run", "%s", why);
         return MPB_EXIT_USAGE;
     }
+    int dropped = mpb_plan_drop_duplicates(st->cases, &st->n_cases);
+    if (dropped < 0) {
+        mpb_cli_error("run", "out of memory for %d cases", st->n_cases);
+        return MPB_EXIT_RUNTIME;
+    }
+    if (dropped)
+        fprintf(stderr, "mpbench run: %d duplicate case%s dropped (the same case string as an earlier one)\n",
+                dropped, dropped == 1 ? "" : "s");
     if (plan->dry_run) {
         print_dry_run(plan, st->cases, st->n_cases);
         return MPB_EXIT_OK;

@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 const char *const mpb_csv_column_names[MPB_COL_COUNT] = {
@@ -74,6 +76,7 @@ void mpb_row_clear(struct mpb_row *row)
 
 struct mpb_csv {
     FILE *f;
+    int lock_fd; /* holds the flock on a FILE for the whole run; -1 for none */
     bool is_stdout;
     char **ids; /* case_ids of resumed rows, sorted */
     int n_ids;
@@ -178,7 +181,8 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
     ssize_t len;
     long keep = 0; /* bytes up to the end of the last complete line */
     bool ok = true;
-    char *fields[MPB_COL_COUNT + 1];
+    char *fields[MPB_COL_COUNT + 1], ours[16];
+    snprintf(ours, sizeof ours, "%d", MPB_CSV_SCHEMA_VERSION);
     for (int lineno = 1; ok && (len = getline(&line, &cap, f)) > 0; lineno++) {
         if (line[len - 1] != '\n') {
             fprintf(stderr, "mpbench run: warning [resume-truncated]: %s: dropping an incomplete last line (%zd bytes)\n",
@@ -211,6 +215,11 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
         } else if (n != MPB_COL_COUNT) {
             snprintf(why, why_len, "%s:%d: %d fields, expected %d", path, lineno, n, MPB_COL_COUNT);
             ok = false;
+        } else if (strcmp(fields[MPB_COL_schema_version], ours) != 0) {
+            snprintf(why, why_len, "%s:%d: schema_version '%s', the header's is %d; --resume cannot mix "
+                     "layouts: write a new --csv FILE", path, lineno, fields[MPB_COL_schema_version],
+                     MPB_CSV_SCHEMA_VERSION);
+            ok = false;
         } else {
             ok = remember_id(csv, fields[MPB_COL_case_id]);
         }
@@ -227,6 +236,26 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
     return ok;
 }
 
+/* An exclusive lock on FILE before anything reads or truncates it: two
+ * runs on one file would both append (or one truncate the other's rows).
+ * Opened without O_TRUNC, so a refused run changes nothing. */
+static bool lock_file(struct mpb_csv *csv, const char *path, char *why, size_t why_len)
+{
+    csv->lock_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (csv->lock_fd < 0) {
+        snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
+        return false;
+    }
+    if (flock(csv->lock_fd, LOCK_EX | LOCK_NB) == 0)
+        return true;
+    if (errno == EWOULDBLOCK)
+        snprintf(why, why_len, "%s is being written by another mpbench run (it holds a lock on the file); "
+                 "let it finish, then --resume, or write another --csv FILE", path);
+    else
+        snprintf(why, why_len, "cannot lock %s: %s", path, strerror(errno));
+    return false;
+}
+
 struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len)
 {
     struct mpb_csv *csv = calloc(1, sizeof *csv);
@@ -235,11 +264,13 @@ struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t wh
         return NULL;
     }
     bool empty = true;
+    csv->lock_fd = -1;
     if (strcmp(path, "-") == 0) {
         csv->f = stdout;
         csv->is_stdout = true;
     } else {
-        if (resume && !resume_read(csv, path, &empty, why, why_len)) {
+        if (!lock_file(csv, path, why, why_len) ||
+            (resume && !resume_read(csv, path, &empty, why, why_len))) {
             mpb_csv_close(csv);
             return NULL;
         }
@@ -286,6 +317,8 @@ bool mpb_csv_close(struct mpb_csv *csv)
         ok = fclose(csv->f) == 0;
     else if (csv->f)
         ok = fflush(csv->f) == 0;
+    if (csv->lock_fd >= 0)
+        close(csv->lock_fd); /* releases the lock */
     for (int i = 0; i < csv->n_ids; i++)
         free(csv->ids[i]);
     free(csv->ids);

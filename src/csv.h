@@ -46,11 +46,13 @@ void mpb_row_clear(struct mpb_row *row);
 
 struct mpb_csv;
 
-/* Open for writing: "-" is stdout. With `resume`, an existing file keeps its
- * rows (its header must equal ours; a truncated last line is dropped) and
- * the case_ids already present are remembered. The header is written (and
- * flushed) here, so an unwritable path fails before any case runs.
- * NULL with a reason on failure. */
+/* Open for writing: "-" is stdout. A FILE is locked (flock) until
+ * mpb_csv_close, and a file another run holds is refused. With `resume`, an
+ * existing file keeps its rows (its header and every row's schema_version
+ * must be ours; a truncated last line is dropped) and the case_ids already
+ * present are remembered. The header is written (and flushed) here, so an
+ * unwritable path fails before any case runs. NULL with a reason on
+ * failure. */
 struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len);
 bool mpb_csv_has_case(const struct mpb_csv *csv, const char *case_id);
 int mpb_csv_resumed_rows(const struct mpb_csv *csv);

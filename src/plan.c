@@ -198,6 +198,46 @@ bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb
     return true;
 }
 
+/* By case string, then expansion order: equal strings are adjacent, the
+ * first of them first. */
+static int by_text(const void *a, const void *b)
+{
+    const struct mpb_case *x = *(const struct mpb_case *const *)a, *y = *(const struct mpb_case *const *)b;
+    int c = strcmp(x->id, y->id);
+    if (!c)
+        c = strcmp(x->text, y->text);
+    return c ? c : (x->index > y->index) - (x->index < y->index);
+}
+
+int mpb_plan_drop_duplicates(struct mpb_case *cases, int *n_cases)
+{
+    int n = *n_cases;
+    const struct mpb_case **order = malloc(sizeof *order * (size_t)(n ? n : 1));
+    bool *dup = calloc((size_t)(n ? n : 1), sizeof *dup);
+    if (!order || !dup) {
+        free(order);
+        free(dup);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        order[i] = &cases[i];
+    qsort(order, (size_t)n, sizeof *order, by_text);
+    for (int i = 1; i < n; i++)
+        if (!strcmp(order[i]->text, order[i - 1]->text))
+            dup[order[i] - cases] = true;
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (!dup[i]) {
+            cases[kept] = cases[i];
+            cases[kept].index = kept;
+            kept++;
+        }
+    free(order);
+    free(dup);
+    *n_cases = kept;
+    return n - kept;
+}
+
 void mpb_case_params(const struct mpb_case *c, char *buf, size_t len)
 {
     mpb_param_format_all(c->scheme->params, c->scheme->n_params, c->sp, buf, len);

@@ -79,6 +79,11 @@ struct mpb_case {
 bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb_case **cases,
                      int *n_cases, char *why, size_t why_len);
 
+/* Keep the first of the cases that share a case string (--size 8,8, or
+ * -s dgemm -s dgemm), in expansion order, and number them 0..n-1 again (the
+ * index --shard reads); the count dropped, -1 when out of memory. */
+int mpb_plan_drop_duplicates(struct mpb_case *cases, int *n_cases);
+
 /* Parameter values of this case as "k=v k=v" (the CSV cells). */
 void mpb_case_params(const struct mpb_case *c, char *buf, size_t len);
 void mpb_case_gen_params(const struct mpb_case *c, char *buf, size_t len);

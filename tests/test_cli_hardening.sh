@@ -92,5 +92,35 @@ for args in "-s cublas_fp64emu --backend host --quick" "-s dgemm --sizes 100000 
 done
 expect 77 "cublas_fp64emu has no host model" -- grade -s cublas_fp64emu --backend host --quick
 
+# The same case twice in one expansion runs once, and stderr says so.
+expect 0 "1 cases" -- run -s dgemm -g randn --size 8,8 --backend host --dry-run
+grep -qF "1 duplicate case dropped" "$TMP/stderr" || fail "--size 8,8: no word of the dropped duplicate"
+expect 0 "2 cases" -- run -s dgemm -s dgemm,sgemm -g randn -g randn --size 8 --seed 3,3 --backend host --dry-run
+grep -qF "10 duplicate cases dropped" "$TMP/stderr" || fail "-s dgemm -s dgemm,sgemm ...: duplicates not counted"
+expect 0 "TFLOP/s" -- run -s dgemm -s dgemm -g randn --size 8,8 --backend host --csv "$TMP/dup.csv"
+[ "$(wc -l <"$TMP/dup.csv")" = 2 ] || fail "--size 8,8 -s dgemm -s dgemm wrote $(($(wc -l <"$TMP/dup.csv") - 1)) rows, expected 1"
+expect 0 "4 cases in shard 0/2 (8 in all)" -- run -s dgemm,sgemm -g randn --size 8,8,9 --seed 1,2,1 --backend host --dry-run --shard 0/2
+
+# Two runs on one CSV: the second is refused (the first holds a lock on it)
+# and writes nothing; the first finishes alone.
+LOCKED="$TMP/locked.csv"
+"$MPB" run -s dgemm -g randn --size 1 --seed 1:4 --warmup-ms 400 --backend host --csv "$LOCKED" >"$TMP/first.out" 2>&1 &
+first=$!
+i=0
+while [ ! -s "$LOCKED" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+expect 2 "$LOCKED is being written by another mpbench run" -- \
+    run -s dgemm -g randn --size 1 --seed 1:4 --backend host --csv "$LOCKED" --resume
+expect 2 "$LOCKED is being written by another mpbench run" -- \
+    run -s dgemm -g randn --size 1 --seed 1:4 --backend host --csv "$LOCKED"
+wait $first || fail "the first run on $LOCKED failed: $(cat "$TMP/first.out")"
+[ "$(wc -l <"$LOCKED")" = 5 ] || fail "$LOCKED holds $(($(wc -l <"$LOCKED") - 1)) rows, expected 4"
+[ "$(grep -c '"run_id"' "$LOCKED.meta.json")" = 1 ] || fail "the refused run wrote into $LOCKED.meta.json"
+
+# --resume refuses a data row whose schema_version is not the header's.
+sed '2s/^2,/1,/' "$LOCKED" >"$TMP/mixed-schema.csv"
+expect 2 "$TMP/mixed-schema.csv:2: schema_version '1'" -- \
+    run -s dgemm -g randn --size 1 --seed 1:5 --backend host --csv "$TMP/mixed-schema.csv" --resume
+[ "$(wc -l <"$TMP/mixed-schema.csv")" = 5 ] || fail "the refused --resume changed $TMP/mixed-schema.csv"
+
 echo "$fails failed"
 [ "$fails" = 0 ]

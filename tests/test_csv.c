@@ -23,6 +23,7 @@ static char *slurp(const char *path)
 
 static void row_with(struct mpb_row *row, const char *id, double t)
 {
+    mpb_row_set_int(row, MPB_COL_schema_version, MPB_CSV_SCHEMA_VERSION);
     mpb_row_set(row, MPB_COL_case_id, id);
     mpb_row_set(row, MPB_COL_note, "a \"quoted\", comma\nand newline");
     mpb_row_set_double(row, MPB_COL_time_ms_median, t);
@@ -113,6 +114,67 @@ static void test_foreign_header(const char *path)
     CHECK(text && !strcmp(text, "a,b,c\n1,2,3\n"), "refused file was modified: '%s'", text);
 }
 
+/* A second writer of one FILE is refused while the first holds it, and the
+ * refused open changes nothing; after close the file opens again. */
+static void test_lock(const char *path)
+{
+    char why[512] = "";
+    struct mpb_csv *first = mpb_csv_open(path, false, why, sizeof why);
+    CHECK(first != NULL, "open: %s", why);
+    if (!first)
+        return;
+    struct mpb_row row = {0};
+    row_with(&row, "00000000000000aa", 1.0);
+    CHECK(mpb_csv_write(first, &row), "write");
+    for (int resume = 0; resume < 2; resume++) {
+        why[0] = '\0';
+        struct mpb_csv *second = mpb_csv_open(path, resume, why, sizeof why);
+        CHECK(second == NULL && strstr(why, "being written by another mpbench run") && strstr(why, path),
+              "a second open (resume %d) while the first holds the file: '%s'", resume, why);
+        if (second)
+            mpb_csv_close(second);
+    }
+    row_with(&row, "00000000000000bb", 2.0);
+    CHECK(mpb_csv_write(first, &row), "write after the refused opens");
+    mpb_row_clear(&row);
+    CHECK(mpb_csv_close(first), "close");
+    struct mpb_csv *again = mpb_csv_open(path, true, why, sizeof why);
+    CHECK(again != NULL, "open after close: %s", why);
+    if (again) {
+        CHECK(mpb_csv_resumed_rows(again) == 2, "the refused opens cost rows: %d", mpb_csv_resumed_rows(again));
+        mpb_csv_close(again);
+    }
+}
+
+/* --resume refuses a data row of another schema_version than the header's,
+ * naming the line, and leaves the file as it was. */
+static void test_resume_schema(const char *path)
+{
+    char why[512] = "";
+    struct mpb_csv *csv = mpb_csv_open(path, false, why, sizeof why);
+    CHECK(csv != NULL, "open: %s", why);
+    if (!csv)
+        return;
+    struct mpb_row row = {0};
+    row_with(&row, "00000000000000aa", 1.0);
+    mpb_csv_write(csv, &row);
+    row_with(&row, "00000000000000bb", 1.0);
+    mpb_row_set(&row, MPB_COL_schema_version, "1");
+    mpb_csv_write(csv, &row);
+    mpb_row_clear(&row);
+    mpb_csv_close(csv);
+    char before[1 << 12];
+    snprintf(before, sizeof before, "%s", slurp(path));
+    csv = mpb_csv_open(path, true, why, sizeof why);
+    CHECK(csv == NULL, "resume accepted a schema_version 1 row under a schema 2 header");
+    if (csv)
+        mpb_csv_close(csv);
+    char where[600];
+    snprintf(where, sizeof where, "%s:3: schema_version '1'", path);
+    CHECK(strstr(why, where) != NULL, "message '%s' lacks '%s'", why, where);
+    CHECK(!strcmp(slurp(path), before), "the refused resume changed the file");
+}
+
 static void test_unwritable(void)
 {
     char why[512] = "";
@@ -130,6 +192,8 @@ int main(void)
     test_split();
     test_write_and_resume(path);
     test_foreign_header(path);
+    test_lock(path);
+    test_resume_schema(path);
     test_unwritable();
     unlink(path);
     return check_report("test_csv");

@@ -112,6 +112,29 @@ static void test_shards(void)
     mpb_plan_free(&plan);
 }
 
+/* The same case twice (a repeated size, scheme or seed) is kept once, the
+ * first in expansion order, and the kept cases are numbered 0..n-1. */
+static void test_duplicates(void)
+{
+    char *argv[] = {"run", "-s", "dgemm", "-s", "sgemm,dgemm", "-g", "uniform", "--size", "8,9,8", "--seed", "2,2"};
+    struct mpb_plan plan;
+    struct mpb_case *cases = NULL;
+    int n = expand(argv, (int)(sizeof argv / sizeof *argv), &plan, &cases);
+    CHECK(n == 18, "expected 18 cases before dropping duplicates, got %d", n);
+    int dropped = mpb_plan_drop_duplicates(cases, &n);
+    CHECK(dropped == 14 && n == 4, "dropped %d, kept %d; expected 14 and 4", dropped, n);
+    const char *order[] = {"dgemm", "dgemm", "sgemm", "sgemm"};
+    for (int i = 0; i < n && i < 4; i++) {
+        CHECK(cases[i].index == i, "case %d has index %d", i, cases[i].index);
+        CHECK(!strcmp(cases[i].scheme->name, order[i]) && cases[i].m == (i % 2 ? 9 : 8),
+              "case %d is %s at %lld", i, cases[i].scheme->name, (long long)cases[i].m);
+        for (int j = 0; j < i; j++)
+            CHECK(strcmp(cases[i].text, cases[j].text), "cases %d and %d are one case", i, j);
+    }
+    free(cases);
+    mpb_plan_free(&plan);
+}
+
 static void test_rejections(void)
 {
     char *bad[][12] = {
@@ -141,6 +164,7 @@ int main(void)
     test_shapes();
     test_auto_resolved();
     test_shards();
+    test_duplicates();
     test_rejections();
     return check_report("test_plan");
 }
