@@ -121,7 +121,7 @@ static const struct mpb_scheme adp = {
             "or Ozaki-I unsigned slices; slices = CRT moduli or INT8 slices used",
     .params = mpb_adp_params, .n_params = MPB_ADP_N_PARAMS,
     .check = mpb_adp_check, .cuda = &mpb_adp_cuda, .run_host = mpb_adp_host,
-    .bound = mpb_adp_bound,
+    .bound = mpb_adp_bound, .workspace_bytes = mpb_adp_workspace,
 };
 
 /* The FP32 split family on mpbench's tensor-core engine (kernels/tc). The

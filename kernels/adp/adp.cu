@@ -11,12 +11,15 @@
  *           taken when emulating, whose body ends with IF {diagonal 1}, and
  *           so on: diagonal d runs when d < s. A diagonal is one INT8 GEMM
  *           (or a few, when (d+1)·k exceeds ADP_MAX_TERMS) over the slices
- *           concatenated along k
+ *           concatenated along k; above ADP_MAX_TERMS one GEMM per pair and
+ *           chunk of k (adp_diagonal_gemm)
  *   (CRT engine instead, engine=crt where its moduli suffice: the residue
  *           kernels write N int8 planes of each input; N IF nodes chained
- *           like the diagonals, one INT8 GEMM each; one reconstruction
- *           kernel writes C. The kernels of the engine not chosen return at
- *           once, as those of emulation do when the decision is native.)
+ *           like the diagonals, one INT8 GEMM each (above ADP_MAX_TERMS one
+ *           per chunk of k, each later chunk's plane folded into the
+ *           modulus's, mpb_crt_fold); one reconstruction kernel writes C.
+ *           The kernels of the engine not chosen return at once, as those
+ *           of emulation do when the decision is native.)
  *   accum   after every ADP_ACC_GROUP INT8 GEMMs (and after the last), one
  *           pass adding their INT32 results, in GEMM order, into the
  *           double-word accumulator (C holds hi, `lo` the low parts); the
@@ -60,7 +63,7 @@
 
 /* Device-side state of one call. */
 struct adp_dev {
-    int special;
+    unsigned long long special; /* NaN, Inf and subnormal entries of A and B */
     int esc;
     struct adp_decision decision;
 };
@@ -83,12 +86,13 @@ struct adp_state {
     cublasHandle_t handle;
     void *workspace;
     cudaStream_t body_stream; /* captures conditional bodies */
-    int smax;                 /* slices allocated: adp_slices_for_bits(max bits) */
+    int smax;                 /* slices allocated: adp_slices_for_bits(max bits); 0 when the
+                                 slice engine cannot run (cfg.slices_unfit) */
     int nmax;                 /* CRT moduli allocated: the most any decision picks (0: slices only) */
     int64_t kp;               /* k padded to 16: slice stride along k */
     int64_t ldc;              /* INT32 output leading dimension (m padded to 16) */
     int64_t blocks;           /* ESC blocks along k */
-    int pairs;                /* slice pairs per INT8 GEMM */
+    struct adp_gemm_plan plan; /* the INT8 GEMMs of a diagonal (of a modulus: its chunks of k) */
     int8_t *as, *bs;          /* slices: row i of A at as[i·smax·kp], digit p at +p·kp;
                                  column j of B at bs[j·smax·kp], digit q at +(smax−1−q)·kp.
                                  CRT residues of modulus t instead: row i of A at
@@ -97,7 +101,8 @@ struct adp_state {
                                  engine, do not change between calls */
     int32_t *cint;            /* INT8 GEMM results, m×n (ldc) each: slices, ADP_ACC_GROUP
                                  planes, GEMM number g (in call order) writes plane
-                                 g % ADP_ACC_GROUP; CRT, modulus t writes plane t */
+                                 g % ADP_ACC_GROUP; CRT, modulus t writes plane t, and
+                                 with k split its later chunks plane nmax */
     struct adp_crt *crt;      /* CRT constants for n moduli at crt[n], n ≤ nmax */
     double *lo;               /* accumulator low parts, m×n */
     unsigned long long *amax, *bmax; /* bits of max |x| per row of A / column of B */
@@ -150,7 +155,7 @@ __global__ static void adp_scan_a(const double *a, int64_t m, int64_t k, int blo
     for (int64_t l = l0; l < l1; l++) {
         double v = a[i + l * m];
         unsigned long long u = mpb_f64_to_bits(v) & 0x7FFFFFFFFFFFFFFFull;
-        special |= adp_is_special(v);
+        special += adp_is_special(v);
         max_bits = u > max_bits ? u : max_bits;
         adp_block_add(&hi, &lo, v);
     }
@@ -158,7 +163,7 @@ __global__ static void adp_scan_a(const double *a, int64_t m, int64_t k, int blo
     if (max_bits)
         atomicMax(&amax[i], max_bits);
     if (special)
-        atomicOr(&dev->special, 1);
+        atomicAdd(&dev->special, (unsigned long long)special);
 }
 
 /* B is column-major: a warp per (column j, block β), lanes along k. */
@@ -176,13 +181,13 @@ __global__ static void adp_scan_b(const double *b, int64_t n, int64_t k, int blo
     for (int64_t l = l0 + lane; l < l1; l += 32) {
         double v = b[l + j * k];
         unsigned long long u = mpb_f64_to_bits(v) & 0x7FFFFFFFFFFFFFFFull;
-        special |= adp_is_special(v);
+        special += adp_is_special(v);
         max_bits = u > max_bits ? u : max_bits;
         adp_block_add(&hi, &lo, v);
     }
     hi = __reduce_max_sync(0xFFFFFFFFu, hi);
     lo = __reduce_min_sync(0xFFFFFFFFu, lo);
-    special = __any_sync(0xFFFFFFFFu, special);
+    special = (int)__reduce_add_sync(0xFFFFFFFFu, (unsigned)special);
     /* the 64-bit maximum as two 32-bit reductions: the high words, then
      * the low words of the lanes that hold the top high word (with five
      * 64-bit shuffles the kernel took 0.29 ms at n = 8192 on the H200,
@@ -197,7 +202,7 @@ __global__ static void adp_scan_b(const double *b, int64_t n, int64_t k, int blo
     if (max_bits)
         atomicMax(&bmax[j], max_bits);
     if (special)
-        atomicOr(&dev->special, 1);
+        atomicAdd(&dev->special, (unsigned long long)special);
 }
 
 #define ESC_TILE 128
@@ -273,7 +278,7 @@ __global__ static void adp_decide_kernel(struct adp_config cfg, struct adp_dev *
                                          struct adp_handles hs, int decide)
 {
     if (decide)
-        dev->decision = adp_decide(&cfg, dev->special, dev->esc);
+        dev->decision = adp_decide(&cfg, (int64_t)dev->special, dev->esc);
     struct adp_decision d = dev->decision;
     for (int t = 0; t < hs.count; t++) {
         int w = hs.which[t];
@@ -307,14 +312,6 @@ __global__ static void adp_slice_kernel(const double *x, int64_t ld_i, int64_t l
                       out + i * smax * kp + first + l, step);
     }
 }
-
-/* INT8 GEMMs whose INT32 results one accumulation pass adds. One pass per
- * GEMM reads and writes the 16-byte accumulator for 4 bytes of INT32
- * result; in groups of 4 the accumulator moves once per 4 planes. On the
- * H200, phi = 0.5, accum_ms went from 4.7 to 1.6 ms at n = 8192 (8 GEMMs)
- * and from 21.0 to 5.7 ms at 16384 (11 GEMMs), with the same output bits
- * (results/h200/adp-accum-group/). */
-#define ADP_ACC_GROUP 4
 
 /* The accumulation pass after GEMM number `gemm` (call order), a chunk of
  * diagonal d: the diagonals of the GEMMs of its group so far, oldest
@@ -389,22 +386,28 @@ __global__ static void __launch_bounds__(256, 3)
     if (d.native || !d.moduli)
         return;
     __shared__ double tile[ADP_TILE_ROWS][ADP_TILE_COLS + 1];
-    int64_t i0 = (int64_t)blockIdx.x * ADP_TILE_ROWS, l0 = (int64_t)blockIdx.y * ADP_TILE_COLS;
+    int64_t i0 = (int64_t)blockIdx.x * ADP_TILE_ROWS;
     int64_t i = i0 + threadIdx.x % ADP_TILE_ROWS;
     int col = threadIdx.x / ADP_TILE_ROWS; /* 0..7 */
     int E = i < m ? adp_scale_exponent(amax[i]) : ADP_EXP_NONE;
-    for (int u = 0; u < ADP_TILE_COLS / 8; u++) {
-        int64_t l = l0 + col + 8 * u;
-        double x = i < m && l < k ? a[i + l * m] : 0.0;
-        tile[threadIdx.x % ADP_TILE_ROWS][col + 8 * u] = adp_crt_value(x, E, d.bits);
-    }
-    __syncthreads();
     int row = threadIdx.x / (ADP_TILE_COLS / ADP_CRT_VEC);
     int c0 = threadIdx.x % (ADP_TILE_COLS / ADP_CRT_VEC) * ADP_CRT_VEC;
-    if (i0 + row < m && l0 + c0 < kp)
-        mpb_crt_write_residues8<ADP_CRT_MAX_MODULI>(&tile[row][c0], d.moduli,
-                                                    out + (i0 + row) * kp + l0 + c0,
-                                                    (size_t)(m * kp));
+    /* one tile per block up to 65535 tiles along k (gridDim.y's limit), more
+     * above (k beyond 4 194 240) */
+    for (int64_t l0 = (int64_t)blockIdx.y * ADP_TILE_COLS; l0 < kp;
+         l0 += (int64_t)gridDim.y * ADP_TILE_COLS) {
+        for (int u = 0; u < ADP_TILE_COLS / 8; u++) {
+            int64_t l = l0 + col + 8 * u;
+            double x = i < m && l < k ? a[i + l * m] : 0.0;
+            tile[threadIdx.x % ADP_TILE_ROWS][col + 8 * u] = adp_crt_value(x, E, d.bits);
+        }
+        __syncthreads();
+        if (i0 + row < m && l0 + c0 < kp)
+            mpb_crt_write_residues8<ADP_CRT_MAX_MODULI>(&tile[row][c0], d.moduli,
+                                                        out + (i0 + row) * kp + l0 + c0,
+                                                        (size_t)(m * kp));
+        __syncthreads();
+    }
 }
 
 /* B (k×n, column-major): columns stay columns; 8 consecutive elements of a
@@ -541,8 +544,9 @@ static enum mpb_status enqueue_slicing(struct mpb_cuda_env *env, struct adp_stat
     MPB_LAUNCH_CHECK(env);
     if (!s->nmax)
         return MPB_STATUS_OK;
+    int64_t k_tiles = s->kp / ADP_TILE_COLS + (s->kp % ADP_TILE_COLS != 0);
     dim3 tiles((unsigned)((g->m + ADP_TILE_ROWS - 1) / ADP_TILE_ROWS),
-               (unsigned)(s->kp / ADP_TILE_COLS + (s->kp % ADP_TILE_COLS != 0)));
+               (unsigned)(k_tiles < 65535 ? k_tiles : 65535));
     adp_residues_a<<<tiles, 256, 0, st>>>((const double *)g->a, g->m, g->k, s->kp, s->amax, s->as,
                                           s->dev);
     MPB_LAUNCH_CHECK(env);
@@ -552,16 +556,39 @@ static enum mpb_status enqueue_slicing(struct mpb_cuda_env *env, struct adp_stat
     return MPB_STATUS_OK;
 }
 
+/* k split: plane `x` (a later chunk's INT32 products of modulus t) folded
+ * into plane `acc` (the chunks so far), modulo 2·m_t (mpb_crt_fold). */
+__global__ static void adp_crt_fold(int32_t *acc, const int32_t *x, int64_t count, int t)
+{
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
+         p += (int64_t)gridDim.x * blockDim.x)
+        acc[p] = mpb_crt_fold(acc[p], __ldcs(x + p), t);
+}
+
 /* Modulus t's INT8 GEMM over the residue planes (TN, kp: the padding holds
- * zeros), into INT32 plane t. */
+ * zeros), into INT32 plane t; with k split, one GEMM per chunk, chunk 0
+ * into plane t and each later one into plane nmax, folded into plane t.
+ * Enqueued on the body stream (a conditional body) or the main stream. */
 static enum mpb_status enqueue_modulus_gemm(struct mpb_cuda_env *env, struct adp_state *s, int t)
 {
     const struct mpb_gemm *g = s->g;
-    MPB_CUBLAS_TRY(env, mpb_gemm_int8_tn(s->handle, (int)g->m, (int)g->n, (int)s->kp,
-                                         s->as + t * g->m * s->kp, (int)s->kp,
-                                         s->bs + t * g->n * s->kp, (int)s->kp,
-                                         s->cint + t * s->ldc * g->n, (int)s->ldc,
-                                         mpb_int8_block_cols(g->n)));
+    int64_t plane = s->ldc * g->n;
+    for (int64_t c = 0; c < s->plan.chunks; c++) {
+        int64_t l0 = c * s->plan.len;
+        int kc = (int)(s->kp - l0 < s->plan.len ? s->kp - l0 : s->plan.len);
+        int32_t *out = s->cint + (c == 0 ? t : s->nmax) * plane;
+        MPB_CUBLAS_TRY(env, mpb_gemm_int8_tn(s->handle, (int)g->m, (int)g->n, kc,
+                                             s->as + t * g->m * s->kp + l0, (int)s->kp,
+                                             s->bs + t * g->n * s->kp + l0, (int)s->kp, out,
+                                             (int)s->ldc, mpb_int8_block_cols(g->n)));
+        if (c == 0)
+            continue;
+        cudaStream_t st;
+        MPB_CUBLAS_TRY(env, cublasGetStream(s->handle, &st));
+        adp_crt_fold<<<capped_grid(grid_for(plane, 256)), 256, 0, st>>>(s->cint + t * plane, out,
+                                                                          plane, t);
+        MPB_LAUNCH_CHECK(env);
+    }
     return MPB_STATUS_OK;
 }
 
@@ -596,18 +623,18 @@ static enum mpb_status enqueue_native(struct mpb_cuda_env *env, struct adp_state
     return MPB_STATUS_OK;
 }
 
-/* The pass after chunk p0 of diagonal d: walks the GEMMs in call order
- * (diagonal by diagonal, chunks of `pairs` pairs), each recorded in the slot
- * of its plane, up to this one. */
-static struct adp_acc_pass acc_pass(const struct adp_state *s, int d, int p0)
+/* The pass after GEMM number gi of diagonal d (adp_diagonal_gemm): walks the
+ * GEMMs in call order (diagonal by diagonal), each recorded in the slot of
+ * its plane, up to this one. */
+static struct adp_acc_pass acc_pass(const struct adp_state *s, int d, int gi)
 {
     struct adp_acc_pass pass = {};
     pass.gemm = -1;
     for (int e = 0; e <= d; e++)
-        for (int q = 0; q <= e && (e < d || q <= p0); q += s->pairs)
+        for (int q = 0; q < adp_diagonal_gemms(&s->plan, e) && (e < d || q <= gi); q++)
             pass.diag[++pass.gemm % ADP_ACC_GROUP] = e;
     pass.d = d;
-    pass.last_chunk = p0 + s->pairs > d;
+    pass.last_chunk = gi + 1 == adp_diagonal_gemms(&s->plan, d);
     return pass;
 }
 
@@ -622,20 +649,24 @@ static enum mpb_status enqueue_accum(struct mpb_cuda_env *env, struct adp_state 
     return MPB_STATUS_OK;
 }
 
-/* The INT8 GEMM of pairs p0 … min(d, p0 + pairs − 1) of diagonal d: A's
+/* GEMM number gi of diagonal d (adp_diagonal_gemm): pairs p0 … p1. A's
  * digits p and B's digits d − p lie next to each other along k (B's stored in
- * reverse), so one GEMM with k' = pairs·kp sums them (op(A) = T: the layout
+ * reverse), so one GEMM with k' = (p1 − p0 + 1)·kp sums them; above
+ * ADP_MAX_TERMS, p0 = p1 over one chunk of k (op(A) = T: the layout
  * cuBLAS's INT8 kernels run fastest, specs/h200.md; in column blocks above
  * n = 4096, mpb_int8_block_cols), into the INT32 plane of `pass`'s GEMM. */
-static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *s, int d, int p0,
+static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *s, int d, int gi,
                                     const struct adp_acc_pass *pass)
 {
     const struct mpb_gemm *g = s->g;
-    int p1 = p0 + s->pairs - 1 < d ? p0 + s->pairs - 1 : d;
-    int64_t ld = s->smax * s->kp;
-    int kk = (int)((p1 - p0 + 1) * s->kp);
-    const int8_t *a = s->as + p0 * s->kp;
-    const int8_t *b = s->bs + (s->smax - 1 - d + p0) * s->kp;
+    int p0, p1;
+    int64_t chunk;
+    adp_diagonal_gemm(&s->plan, d, gi, &p0, &p1, &chunk);
+    int64_t ld = s->smax * s->kp, l0 = chunk * s->plan.len;
+    int kk = (int)(s->plan.pairs ? (p1 - p0 + 1) * s->kp
+                                 : (s->kp - l0 < s->plan.len ? s->kp - l0 : s->plan.len));
+    const int8_t *a = s->as + p0 * s->kp + l0;
+    const int8_t *b = s->bs + (s->smax - 1 - d + p0) * s->kp + l0;
     int32_t *c = s->cint + pass->gemm % ADP_ACC_GROUP * s->ldc * g->n;
     MPB_CUBLAS_TRY(env, mpb_gemm_int8_tn(s->handle, (int)g->m, (int)g->n, kk, a, (int)ld, b,
                                          (int)ld, c, (int)s->ldc,
@@ -648,9 +679,9 @@ static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *
 static enum mpb_status enqueue_diagonal(struct mpb_cuda_env *env, struct adp_state *s,
                                         cudaStream_t st, int d, bool last_accum)
 {
-    for (int p0 = 0; p0 <= d; p0 += s->pairs) {
-        struct adp_acc_pass pass = acc_pass(s, d, p0);
-        enum mpb_status r = enqueue_gemm(env, s, d, p0, &pass);
+    for (int gi = 0; gi < adp_diagonal_gemms(&s->plan, d); gi++) {
+        struct adp_acc_pass pass = acc_pass(s, d, gi);
+        enum mpb_status r = enqueue_gemm(env, s, d, gi, &pass);
         if (r == MPB_STATUS_OK && (!pass.last_chunk || last_accum))
             r = enqueue_accum(env, s, st, &pass);
         if (r != MPB_STATUS_OK)
@@ -660,10 +691,6 @@ static enum mpb_status enqueue_diagonal(struct mpb_cuda_env *env, struct adp_sta
 }
 
 /* ---- graphs ------------------------------------------------------------ */
-
-/* cuBLAS's workspace size: 32 MiB, cublasSetWorkspace's recommendation for
- * Hopper. */
-#define ADP_WORKSPACE_BYTES ((size_t)32 << 20)
 
 /* Points cuBLAS at `st` with our workspace. cublasSetStream resets the
  * workspace to cuBLAS's default pool (cuBLAS docs, cublasSetStream), from
@@ -787,7 +814,7 @@ static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
 {
     cudaStream_t st = mpb_stream(env);
     struct adp_handles hs = {};
-    cudaGraph_t graph = NULL, native_body, diag_body, modulus_body = NULL;
+    cudaGraph_t graph = NULL, native_body = NULL, diag_body = NULL, modulus_body = NULL;
     int first_modulus = 1 + s->smax;
     MPB_CUDA_TRY(env, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
     enum mpb_status r = new_handle(env, st, &hs, -1);
@@ -801,7 +828,7 @@ static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
         r = enqueue_slicing(env, s, st);
     if (r == MPB_STATUS_OK)
         r = add_if(env, st, hs.h[0], &native_body);
-    if (r == MPB_STATUS_OK)
+    if (r == MPB_STATUS_OK && s->smax)
         r = add_if(env, st, hs.h[1], &diag_body);
     if (r == MPB_STATUS_OK && s->nmax)
         r = add_if(env, st, hs.h[first_modulus], &modulus_body);
@@ -810,7 +837,7 @@ static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
     MPB_CUDA_TRY(env, cudaStreamEndCapture(st, &graph));
     if (r == MPB_STATUS_OK)
         r = capture_native_body(env, s, native_body);
-    if (r == MPB_STATUS_OK)
+    if (r == MPB_STATUS_OK && s->smax)
         r = capture_chain(env, s, &hs, 1, s->smax, diagonal_body, diag_body);
     if (r == MPB_STATUS_OK && s->nmax)
         r = capture_chain(env, s, &hs, first_modulus, s->nmax, enqueue_modulus_gemm,
@@ -945,23 +972,15 @@ static enum mpb_status crt_tables_upload(struct mpb_cuda_env *env, struct adp_st
     return r == MPB_STATUS_OK ? mpb_cuda_upload(env, s->crt, tabs, sizeof tabs) : r;
 }
 
-/* The most moduli a decision can pick: the count grows with the bits, up to
- * the largest of max_bits and fixed_bits (0 when engine=slices). */
-static int crt_moduli_max(const struct adp_config *c)
-{
-    int most = 0, top = adp_imax(c->max_bits, c->fixed_bits);
-    for (int bits = 1; c->crt && bits <= top; bits++)
-        most = adp_imax(most, adp_crt_moduli(bits, c->k));
-    return most;
-}
-
 static enum mpb_status buffers_alloc(struct mpb_cuda_env *env, struct adp_state *s)
 {
     const struct mpb_gemm *g = s->g;
     int planes = adp_imax(s->smax, s->nmax); /* int8 planes of each input */
     size_t slices_a = (size_t)(g->m * planes * s->kp), slices_b = (size_t)(g->n * planes * s->kp);
     size_t entries = (size_t)(g->m * g->n);
-    size_t products = (size_t)adp_imax(ADP_ACC_GROUP, s->nmax) * (size_t)(s->ldc * g->n);
+    /* mpb_adp_workspace counts the same */
+    int later_chunk = s->nmax && s->plan.chunks > 1; /* plane nmax: a later chunk's products */
+    size_t products = (size_t)adp_imax(ADP_ACC_GROUP, s->nmax + later_chunk) * (size_t)(s->ldc * g->n);
     enum mpb_status r = MPB_STATUS_OK;
     if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->as, slices_a);
     if (r == MPB_STATUS_OK) r = mpb_cuda_alloc(env, (void **)&s->bs, slices_b);
@@ -983,13 +1002,15 @@ static enum mpb_status buffers_alloc(struct mpb_cuda_env *env, struct adp_state 
 static enum mpb_status build_all(struct mpb_cuda_env *env, struct adp_state *s)
 {
     MPB_CUDA_TRY(env, cudaStreamCreateWithFlags(&s->body_stream, cudaStreamNonBlocking));
-    s->smax = adp_slices_for_bits(s->cfg.fixed_bits > s->cfg.max_bits ? s->cfg.fixed_bits
-                                                                      : s->cfg.max_bits);
-    s->nmax = crt_moduli_max(&s->cfg);
-    s->kp = (s->g->k + 15) / 16 * 16;
+    s->smax = !s->cfg.slices_unfit ? adp_slices_for_bits(s->cfg.fixed_bits > s->cfg.max_bits
+                                                         ? s->cfg.fixed_bits
+                                                         : s->cfg.max_bits)
+                               : 0;
+    s->nmax = mpb_adp_moduli_max(&s->cfg);
+    s->kp = adp_padded_k(s->g->k);
     s->ldc = (s->g->m + 15) / 16 * 16;
     s->blocks = (s->g->k + s->cfg.block - 1) / s->cfg.block;
-    s->pairs = adp_pairs_per_gemm(s->g->k);
+    s->plan = adp_gemm_plan_for(s->g->k, ADP_MAX_TERMS);
     enum mpb_status r = buffers_alloc(env, s);
     if (r == MPB_STATUS_OK)
         r = build_full(env, s);
@@ -1025,7 +1046,7 @@ static enum mpb_status adp_setup(struct mpb_cuda_env *env, const struct mpb_gemm
     s->g = g;
     s->cfg = mpb_adp_config(params, g);
     s->by_shape = adp_native_by_shape(&s->cfg);
-    s->host_decision = (struct adp_decision){0, 0, 0, 0, 1, ADP_NATIVE_SHAPE};
+    s->host_decision = (struct adp_decision){0, 0, 0, 0, 1, ADP_NATIVE_SHAPE, 0};
     enum mpb_status r = handle_create(env, s);
     if (r == MPB_STATUS_OK && !s->by_shape)
         r = build_all(env, s);
@@ -1054,7 +1075,7 @@ static enum mpb_status run_instrumented(struct mpb_cuda_env *env, struct adp_sta
     for (int d = 0; d < s->smax; d++) {
         MPB_CUDA_TRY(env, cudaGraphLaunch(s->diag[d], st));
         mpb_phase_mark(clock, MPB_PHASE_GEMM);
-        struct adp_acc_pass pass = acc_pass(s, d, d / s->pairs * s->pairs);
+        struct adp_acc_pass pass = acc_pass(s, d, adp_diagonal_gemms(&s->plan, d) - 1);
         enum mpb_status r = enqueue_accum(env, s, st, &pass);
         if (r != MPB_STATUS_OK)
             return r;

@@ -45,6 +45,18 @@ enum mpb_adp_engine { MPB_ADP_ENGINE_CRT = 0, MPB_ADP_ENGINE_SLICES };
 extern const struct mpb_param_spec mpb_adp_params[];
 extern const struct mpb_scheme_cuda mpb_adp_cuda;
 
+/* INT8 GEMMs whose INT32 results one accumulation pass adds (adp.cu). One
+ * pass per GEMM reads and writes the 16-byte accumulator for 4 bytes of
+ * INT32 result; in groups of 4 the accumulator moves once per 4 planes. On
+ * the H200, phi = 0.5, accum_ms went from 4.7 to 1.6 ms at n = 8192 (8
+ * GEMMs) and from 21.0 to 5.7 ms at 16384 (11 GEMMs), with the same output
+ * bits (results/h200/adp-accum-group/). */
+#define ADP_ACC_GROUP 4
+
+/* cuBLAS's workspace size: 32 MiB, cublasSetWorkspace's recommendation for
+ * Hopper. */
+#define ADP_WORKSPACE_BYTES ((size_t)32 << 20)
+
 /* The CRT engine's constants for n moduli (2..ADP_CRT_MAX_MODULI) and
  * their budget L (adp_crt_budget(n) must equal it); false for other n. */
 bool mpb_adp_crt_init(int n, struct adp_crt *tab, int *budget);
@@ -52,10 +64,18 @@ bool mpb_adp_crt_init(int n, struct adp_crt *tab, int *budget);
 /* The knobs of a case as the arithmetic needs them. */
 struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g);
 
-/* k beyond ADP_MAX_TERMS (one slice pair would overflow INT32); dimensions
- * beyond INT_MAX on the GPU (cublasGemmEx takes int). */
+/* Dimensions (k padded) beyond INT_MAX on the GPU (cublasGemmEx takes int);
+ * k above ADP_MAX_TERMS is split into chunks, not refused. */
 bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len);
+
+/* The most CRT moduli any decision of this config can pick (0 when
+ * engine=slices). */
+int mpb_adp_moduli_max(const struct adp_config *c);
+
+/* Bytes the host model (on_device false) or setup (true) allocates beyond
+ * A, B and C (the descriptor's workspace_bytes). */
+size_t mpb_adp_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
 
 /* |Ĉ − C| ≤ f·(|A||B|) (adp_host.c has the derivation); +Inf with
  * fallback=off, which gives no guarantee. */
@@ -66,6 +86,13 @@ double mpb_adp_bound(const double *params, int64_t k);
  * host model. */
 enum mpb_status mpb_adp_host(const struct mpb_gemm *g, const double *params,
                              struct mpb_scheme_info *info);
+
+/* The host model with at most `most` terms per INT32 sum instead of
+ * ADP_MAX_TERMS (tests: the k-split at small k). The CRT engine's output
+ * does not depend on it; the slice engine's double-word sum takes the
+ * chunks as separate terms. */
+enum mpb_status mpb_adp_host_split(const struct mpb_gemm *g, const double *params,
+                                   struct mpb_scheme_info *info, int64_t most);
 
 /* settings and note of a row from the config and the decision. */
 void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,

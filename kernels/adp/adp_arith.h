@@ -17,7 +17,10 @@
  * Slice pairs (p, q) with p + q = d share the weight 2^(E_i+E_j−14−8d); one
  * INT8 GEMM per diagonal d (slices concatenated along k) gives their exact
  * integer sum, and the diagonals are accumulated in FP64 double-word
- * (TwoSum) in the order d = 0, 1, …, s−1, rounded once at the end. */
+ * (TwoSum) in the order d = 0, 1, …, s−1, rounded once at the end. A
+ * diagonal whose pairs exceed one INT32 GEMM's ADP_MAX_TERMS takes several
+ * GEMMs; above ADP_MAX_TERMS one pair alone takes several, over chunks of
+ * k (adp_diagonal_gemm). */
 #ifndef MPB_ADP_ARITH_H
 #define MPB_ADP_ARITH_H
 
@@ -37,7 +40,7 @@
 #define ADP_EXP_TOP 16383
 /* INT8×INT8 products are at most 128² = 2^14 in magnitude: an INT32
  * accumulator is exact for up to (2^31 − 1)/2^14 nonzero terms. */
-#define ADP_MAX_TERMS 131071
+#define ADP_MAX_TERMS MPB_CRT_MAX_K
 
 /* Why a call ran what it ran (the `note` of a row). */
 enum adp_reason {
@@ -47,6 +50,8 @@ enum adp_reason {
     ADP_NATIVE_SPEED,     /* decision=auto: native DGEMM predicted faster */
     ADP_NATIVE_SHAPE,     /* decision=auto: native faster even at the fewest slices
                              any data could need; scan and ESC skipped */
+    ADP_NATIVE_LD,        /* the slice engine was needed, but its INT8 GEMMs' leading
+                             dimension (slices·k) exceeds cuBLAS's int */
 };
 
 /* The knobs, as the kernels and the host model need them. */
@@ -57,6 +62,7 @@ struct adp_config {
     int auto_mode;  /* 1 = decision=auto, 0 = eager */
     int block;      /* ESC coarsening along k */
     int crt;        /* 1 = engine=crt: the CRT engine where its moduli suffice */
+    int slices_unfit; /* 1 when the slice engine cannot run (adp_slices_fit) */
     int64_t m, n, k;
 };
 
@@ -68,6 +74,7 @@ struct adp_decision {
     int moduli;  /* N of the CRT engine (0 when native or slices) */
     int native;  /* 1 when native DGEMM ran */
     int reason;  /* enum adp_reason */
+    int64_t special; /* NaN, Inf and subnormal entries the scan found in A and B */
 };
 
 MPB_HD int adp_imax(int a, int b)
@@ -269,13 +276,15 @@ MPB_HD int adp_crt_moduli(int bits, int64_t k)
 
 /* The decision rule. Special values always go native (the emulation has no
  * encoding for them); fallback=off keeps every other case emulated, with
- * min(53 + ESC, max_bits) bits or fixed_bits. decision=auto predicts the
- * slice engine's time (the crossover measured); the CRT engine, which runs
- * instead where its moduli suffice, does fewer INT8 products for every W,
- * so auto errs toward native. */
-MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int special, int esc)
+ * min(53 + ESC, max_bits) bits or fixed_bits, unless the slice engine is
+ * needed and cannot run (adp_slices_fit; k above 2^31/slices). decision=auto
+ * predicts the slice engine's time (the crossover measured); the CRT
+ * engine, which runs instead where its moduli suffice, does fewer INT8
+ * products for every W, so auto errs toward native. `special` counts the
+ * NaN, Inf and subnormal entries of A and B. */
+MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int64_t special, int esc)
 {
-    struct adp_decision d = {esc, 0, 0, 0, 1, ADP_NATIVE_SPECIAL};
+    struct adp_decision d = {esc, 0, 0, 0, 1, ADP_NATIVE_SPECIAL, special};
     if (special)
         return d;
     int needed = 53 + esc;
@@ -291,6 +300,11 @@ MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int special, i
     }
     d.bits = bits;
     d.moduli = c->crt ? adp_crt_moduli(bits, c->k) : 0;
+    if (!d.moduli && c->slices_unfit) {
+        d.bits = 0;
+        d.reason = ADP_NATIVE_LD;
+        return d;
+    }
     d.slices = d.moduli ? 0 : s;
     d.native = 0;
     d.reason = ADP_EMULATED;
@@ -344,10 +358,63 @@ MPB_HD void adp_slice(double x, int E, int s, int8_t *digits, int64_t stride)
 
 /* ---- accumulation ------------------------------------------------------- */
 
-/* Slice pairs one INT32 GEMM may sum exactly: pairs·k ≤ ADP_MAX_TERMS. */
-MPB_HD int adp_pairs_per_gemm(int64_t k)
+/* ---- the INT8 GEMMs of a diagonal -------------------------------------- */
+
+/* k padded to a multiple of 16: the slices' (residues') stride along k. */
+MPB_HD int64_t adp_padded_k(int64_t k)
 {
-    return (int)(ADP_MAX_TERMS / k);
+    return (k + 15) / 16 * 16;
+}
+
+/* How the INT8 GEMMs cut the work when one INT32 GEMM may sum at most
+ * `most` terms (ADP_MAX_TERMS; tests pass less): diagonal d's pairs side by
+ * side along k, `pairs` = most/k of them per GEMM; when k > most
+ * (pairs = 0), each pair alone over `chunks` chunks of k of `len` terms
+ * (the last takes the rest of the padded k; mpb_crt_chunks/_chunk_len,
+ * aligned to 16 with most = ADP_MAX_TERMS: chunks of ≤ MPB_CRT_CHUNK_K). */
+struct adp_gemm_plan {
+    int pairs;
+    int64_t chunks, len;
+};
+
+MPB_HD struct adp_gemm_plan adp_gemm_plan_for(int64_t k, int64_t most)
+{
+    struct adp_gemm_plan p;
+    int64_t kp = adp_padded_k(k);
+    p.pairs = (int)(k <= most ? most / k : 0);
+    int64_t chunk_most = most == ADP_MAX_TERMS ? MPB_CRT_CHUNK_K : most;
+    p.chunks = p.pairs ? 1 : mpb_crt_chunks(kp, chunk_most);
+    p.len = p.pairs ? kp : mpb_crt_chunk_len(kp, chunk_most, most == ADP_MAX_TERMS ? 16 : 1);
+    return p;
+}
+
+/* The INT8 GEMMs of diagonal d (pairs p + q = d, p = 0 … d). */
+MPB_HD int adp_diagonal_gemms(const struct adp_gemm_plan *p, int d)
+{
+    return p->pairs ? (d + p->pairs) / p->pairs : (int)((d + 1) * p->chunks);
+}
+
+/* GEMM number g of diagonal d: pairs p0 … p1 (A's digits; B's are d − p)
+ * over chunk c of k (always 0 when pairs are side by side: all of k).
+ * Pairs in order, and a pair's chunks in order. */
+MPB_HD void adp_diagonal_gemm(const struct adp_gemm_plan *p, int d, int g, int *p0, int *p1,
+                              int64_t *c)
+{
+    if (p->pairs) {
+        *p0 = g * p->pairs;
+        *p1 = adp_imin(d, *p0 + p->pairs - 1);
+        *c = 0;
+    } else {
+        *p0 = *p1 = (int)(g / p->chunks);
+        *c = g % p->chunks;
+    }
+}
+
+/* The slice engine on the GPU: its INT8 GEMMs take the leading dimension
+ * s_max·kp (all slices of a row side by side) as an int. */
+MPB_HD int adp_slices_fit(int smax, int64_t k)
+{
+    return (int64_t)smax * adp_padded_k(k) <= 2147483647;
 }
 
 /* The weight of diagonal d (p + q = d) relative to 2^(E_i + E_j). */

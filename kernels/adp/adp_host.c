@@ -1,7 +1,7 @@
 /* Host model of `adp`: the GPU path step by step with the same MPB_HD
  * arithmetic (adp_arith.h), so that decision, ESC, slices and output bits
  * are those of adp.cu:
- *   scan      special values; max |a| of each row of A, max |b| of each
+ *   scan      special values (counted); max |a| of each row of A, max |b| of each
  *             column of B; exponent summaries per block of `block` along k
  *   ESC       max over (i, j) of adp_esc_of(e_i, e_j, max over blocks of
  *             adp_block_estimate) — the GPU's max-plus kernel computes the
@@ -9,23 +9,25 @@
  *   decision  adp_decide; native cases run the dgemm host model's GEMM
  *             (common/host_gemm.c)
  *   slices    adp_slice per entry
- *   products  per diagonal d and per chunk of adp_pairs_per_gemm pairs,
- *             the exact integer sum of the slice-pair dot products (what one
- *             INT8 GEMM over slices concatenated along k returns)
- *   accum     adp_acc_add in the order d = 0..s−1, chunks in order, then
+ *   products  per diagonal d, the GEMMs of adp_diagonal_gemm (pairs side by
+ *             side along k, or above ADP_MAX_TERMS one pair per chunk of k):
+ *             the exact integer sum of each (what one INT8 GEMM returns)
+ *   accum     adp_acc_add in the order d = 0..s−1, GEMMs in order, then
  *             adp_acc_final;
  * or, for the CRT engine (adp_crt_arith.h), the int8 residues of
  * adp_crt_value per modulus, one exact integer dot product per modulus and
- * entry, and adp_crt_entry. */
+ * entry (per chunk of k above ADP_MAX_TERMS, folded: mpb_crt_fold), and
+ * adp_crt_entry. */
 #include "adp/adp.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "common/host_gemm.h"
+#include "mpb_size.h"
 
 struct adp_scan {
-    int special;
+    int64_t special;    /* NaN, Inf and subnormal entries */
     int *ea, *eb;       /* e(max|row i of A|), e(max|column j of B|) */
     int *sa, *sb;       /* scale exponents E of the slicing */
     int *xmax, *xmin;   /* A's block summaries, [β·m + i] */
@@ -61,7 +63,7 @@ static bool scan_alloc(struct adp_scan *s, int64_t m, int64_t n, int64_t blocks)
 
 /* One vector (row of A: stride m; column of B: stride 1): special flag, max
  * |x| and block summaries. */
-static void scan_vector(const double *x, int64_t stride, int64_t k, int block, int *special,
+static void scan_vector(const double *x, int64_t stride, int64_t k, int block, int64_t *special,
                         int *e, int *scale, int *bmax, int *bmin, int64_t bstride)
 {
     uint64_t max_bits = 0;
@@ -70,7 +72,7 @@ static void scan_vector(const double *x, int64_t stride, int64_t k, int block, i
         for (int64_t l = b0; l < k && l < b0 + block; l++) {
             double v = x[l * stride];
             uint64_t u = mpb_f64_to_bits(v) & 0x7FFFFFFFFFFFFFFFull;
-            *special |= adp_is_special(v);
+            *special += adp_is_special(v);
             max_bits = u > max_bits ? u : max_bits;
             adp_block_add(&hi, &lo, v);
         }
@@ -130,27 +132,45 @@ static int32_t dot_i8(const int8_t *x, const int8_t *y, int64_t k)
     return sum;
 }
 
-/* One output entry: the diagonals' exact chunk sums, double-word accumulated
- * in the GPU's order. */
-static double entry(const int8_t *ai, const int8_t *bj, int s, int64_t k, int pairs, int ea,
-                    int eb)
+/* Terms l0 … l1 − 1 of chunk c of k (all of k when pairs are side by side);
+ * empty when the chunk lies in the padding. */
+static void chunk_range(const struct adp_gemm_plan *plan, int64_t c, int64_t k, int64_t *l0,
+                        int64_t *l1)
+{
+    *l0 = c * plan->len;
+    *l1 = *l0 + plan->len < k ? *l0 + plan->len : k;
+    if (*l1 < *l0)
+        *l1 = *l0;
+}
+
+/* One output entry: the exact sums of the diagonals' GEMMs, double-word
+ * accumulated in the GPU's order. */
+static double entry(const int8_t *ai, const int8_t *bj, int s, int64_t k,
+                    const struct adp_gemm_plan *plan, int ea, int eb)
 {
     double hi = 0.0, lo = 0.0;
     for (int d = 0; d < s; d++)
-        for (int p0 = 0; p0 <= d; p0 += pairs) {
+        for (int gi = 0; gi < adp_diagonal_gemms(plan, d); gi++) {
+            int p0, p1;
+            int64_t c, l0, l1;
+            adp_diagonal_gemm(plan, d, gi, &p0, &p1, &c);
+            chunk_range(plan, c, k, &l0, &l1);
             int32_t sum = 0;
-            for (int p = p0; p <= d && p < p0 + pairs; p++)
-                sum += dot_i8(ai + p * k, bj + (d - p) * k, k);
+            for (int p = p0; p <= p1; p++)
+                sum += dot_i8(ai + p * k + l0, bj + (d - p) * k + l0, l1 - l0);
             adp_acc_add(&hi, &lo, adp_diagonal_term(sum, d));
         }
     return adp_acc_final(hi, lo, ea, eb);
 }
 
 static enum mpb_status emulate(const struct mpb_gemm *g, const struct adp_scan *sc, int s,
-                               struct mpb_scheme_info *info)
+                               const struct adp_gemm_plan *plan, struct mpb_scheme_info *info)
 {
     int64_t m = g->m, n = g->n, k = g->k;
-    int8_t *as = malloc((size_t)(m * s * k) + 1), *bs = malloc((size_t)(n * s * k) + 1);
+    size_t bytes_a = mpb_size_mul(mpb_size_matrix(m, k, 1), (size_t)s);
+    size_t bytes_b = mpb_size_mul(mpb_size_matrix(n, k, 1), (size_t)s);
+    int8_t *as = bytes_a < SIZE_MAX ? malloc(bytes_a + 1) : NULL;
+    int8_t *bs = bytes_b < SIZE_MAX ? malloc(bytes_b + 1) : NULL;
     if (!as || !bs) {
         free(as);
         free(bs);
@@ -158,11 +178,10 @@ static enum mpb_status emulate(const struct mpb_gemm *g, const struct adp_scan *
         return MPB_STATUS_ERROR;
     }
     slice_run(g, sc, s, as, bs);
-    int pairs = adp_pairs_per_gemm(k);
     double *c = g->c;
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++)
-            c[i + j * m] = entry(as + i * s * k, bs + j * s * k, s, k, pairs, sc->sa[i], sc->sb[j]);
+            c[i + j * m] = entry(as + i * s * k, bs + j * s * k, s, k, plan, sc->sa[i], sc->sb[j]);
     free(as);
     free(bs);
     return MPB_STATUS_OK;
@@ -181,13 +200,33 @@ static void residues_of(const double *x, int64_t ld_i, int64_t ld_l, int64_t cou
         }
 }
 
+/* x·y modulo 2·m_t as the CRT reads it: one exact INT32 sum per chunk of k,
+ * folded in order (one chunk: the sum itself), as adp.cu's GEMMs and
+ * fold kernel compute it. */
+static int32_t crt_dot(const int8_t *x, const int8_t *y, int64_t k, const struct adp_gemm_plan *plan,
+                       int t)
+{
+    int32_t acc = 0;
+    for (int64_t c = 0; c < plan->chunks; c++) {
+        int64_t l0, l1;
+        chunk_range(plan, c, k, &l0, &l1);
+        int32_t s = dot_i8(x + l0, y + l0, l1 - l0);
+        acc = c == 0 ? s : mpb_crt_fold(acc, s, t);
+    }
+    return acc;
+}
+
 static enum mpb_status emulate_crt(const struct mpb_gemm *g, const struct adp_scan *sc, int bits,
-                                   int moduli, struct mpb_scheme_info *info)
+                                   int moduli, const struct adp_gemm_plan *plan,
+                                   struct mpb_scheme_info *info)
 {
     int64_t m = g->m, n = g->n, k = g->k;
     struct adp_crt tab;
     int budget;
-    int8_t *ra = malloc((size_t)(moduli * m * k) + 1), *rb = malloc((size_t)(moduli * n * k) + 1);
+    size_t bytes_a = mpb_size_mul(mpb_size_matrix(m, k, 1), (size_t)moduli);
+    size_t bytes_b = mpb_size_mul(mpb_size_matrix(n, k, 1), (size_t)moduli);
+    int8_t *ra = bytes_a < SIZE_MAX ? malloc(bytes_a + 1) : NULL;
+    int8_t *rb = bytes_b < SIZE_MAX ? malloc(bytes_b + 1) : NULL;
     if (!ra || !rb || !mpb_adp_crt_init(moduli, &tab, &budget)) {
         free(ra);
         free(rb);
@@ -201,7 +240,7 @@ static enum mpb_status emulate_crt(const struct mpb_gemm *g, const struct adp_sc
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
             for (int t = 0; t < moduli; t++)
-                prod[t] = dot_i8(ra + (t * m + i) * k, rb + (t * n + j) * k, k);
+                prod[t] = crt_dot(ra + (t * m + i) * k, rb + (t * n + j) * k, k, plan, t);
             c[i + j * m] = adp_crt_entry(prod, 1, &tab, sc->sa[i], sc->sb[j], bits);
         }
     free(ra);
@@ -212,8 +251,15 @@ static enum mpb_status emulate_crt(const struct mpb_gemm *g, const struct adp_sc
 enum mpb_status mpb_adp_host(const struct mpb_gemm *g, const double *params,
                              struct mpb_scheme_info *info)
 {
+    return mpb_adp_host_split(g, params, info, ADP_MAX_TERMS);
+}
+
+enum mpb_status mpb_adp_host_split(const struct mpb_gemm *g, const double *params,
+                                   struct mpb_scheme_info *info, int64_t most)
+{
     struct adp_config cfg = mpb_adp_config(params, g);
-    struct adp_decision d = {0, 0, 0, 0, 1, ADP_NATIVE_SHAPE};
+    struct adp_gemm_plan plan = adp_gemm_plan_for(g->k, most);
+    struct adp_decision d = {0, 0, 0, 0, 1, ADP_NATIVE_SHAPE, 0};
     enum mpb_status st = MPB_STATUS_OK;
     if (!adp_native_by_shape(&cfg)) {
         struct adp_scan sc = {0};
@@ -225,8 +271,8 @@ enum mpb_status mpb_adp_host(const struct mpb_gemm *g, const double *params,
         scan_run(g, cfg.block, &sc);
         d = adp_decide(&cfg, sc.special, esc_run(g, &sc));
         if (!d.native)
-            st = d.moduli ? emulate_crt(g, &sc, d.bits, d.moduli, info)
-                          : emulate(g, &sc, d.slices, info);
+            st = d.moduli ? emulate_crt(g, &sc, d.bits, d.moduli, &plan, info)
+                          : emulate(g, &sc, d.slices, &plan, info);
         scan_free(&sc);
     }
     if (st == MPB_STATUS_OK && d.native)

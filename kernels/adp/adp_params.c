@@ -2,9 +2,12 @@
  * the settings/note text shared by both backends. */
 #include "adp/adp.h"
 
+#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "common/cublas_util.h"
+#include "mpb_size.h"
 
 static const char *const fallback_choices[] = {"on", "off", NULL};
 static const char *const decision_choices[] = {"auto", "eager", NULL};
@@ -41,6 +44,13 @@ const struct mpb_param_spec mpb_adp_params[] = {
                                 "digits, s(s+1)/2 slice products"},
 };
 
+/* Slices the GPU state holds: enough for the most bits any decision picks. */
+static int slices_max(const double *params)
+{
+    int fixed = (int)params[MPB_ADP_FIXED_BITS], most = (int)params[MPB_ADP_MAX_BITS];
+    return adp_slices_for_bits(fixed > most ? fixed : most);
+}
+
 struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
 {
     return (struct adp_config){
@@ -50,6 +60,7 @@ struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
         .auto_mode = params[MPB_ADP_DECISION] == MPB_ADP_AUTO,
         .block = (int)params[MPB_ADP_BLOCK],
         .crt = params[MPB_ADP_ENGINE] == MPB_ADP_ENGINE_CRT,
+        .slices_unfit = !adp_slices_fit(slices_max(params), g->k),
         .m = g->m,
         .n = g->n,
         .k = g->k,
@@ -60,14 +71,50 @@ bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len)
 {
     (void)params;
-    if (g->k > ADP_MAX_TERMS) {
-        snprintf(why, why_len,
-                 "k=%lld exceeds %d: one INT8 slice product would overflow its INT32 "
-                 "accumulator (k-blocking not implemented)",
-                 (long long)g->k, ADP_MAX_TERMS);
-        return false;
-    }
-    return !dev || mpb_cublas_int_dims(g, "cublasGemmEx", why, why_len);
+    if (!dev)
+        return true;
+    /* k beyond ADP_MAX_TERMS is split into chunks; the residues' leading
+     * dimension is the padded k */
+    struct mpb_gemm padded = *g;
+    padded.k = adp_padded_k(g->k);
+    return mpb_cublas_int_dims(&padded, "cublasGemmEx", why, why_len);
+}
+
+/* The most CRT moduli a decision can pick: the count grows with the bits,
+ * up to the largest of max_bits and fixed_bits (0 when engine=slices). */
+int mpb_adp_moduli_max(const struct adp_config *c)
+{
+    int most = 0, top = adp_imax(c->max_bits, c->fixed_bits);
+    for (int bits = 1; c->crt && bits <= top; bits++)
+        most = adp_imax(most, adp_crt_moduli(bits, c->k));
+    return most;
+}
+
+/* Mirrors adp_host.c (scan summaries, then the slices or residues of the
+ * most planes a decision can pick) and adp.cu's buffers_alloc (int8 planes
+ * over the padded k, INT32 planes, the accumulator's low parts, summaries,
+ * cuBLAS's workspace); nothing but the workspace when decision=auto decides
+ * native from the shape alone. */
+size_t mpb_adp_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
+{
+    struct adp_config c = mpb_adp_config(params, g);
+    size_t bytes = on_device ? ADP_WORKSPACE_BYTES + 65536 : 0;
+    if (adp_native_by_shape(&c))
+        return bytes;
+    int smax = c.slices_unfit ? 0 : slices_max(params), nmax = mpb_adp_moduli_max(&c);
+    int planes = adp_imax(smax, nmax);
+    int64_t vecs = g->m + g->n, blocks = (g->k + c.block - 1) / c.block;
+    int64_t k = on_device ? adp_padded_k(g->k) : g->k;
+    bytes = mpb_size_add(bytes, mpb_size_mul(mpb_size_matrix(vecs, k, 1), (size_t)planes));
+    bytes = mpb_size_add(bytes, mpb_size_matrix(vecs, blocks, on_device ? 4 : 8));
+    bytes = mpb_size_add(bytes, mpb_size_matrix(vecs, 1, 16));
+    if (!on_device)
+        return bytes;
+    struct adp_gemm_plan plan = adp_gemm_plan_for(g->k, ADP_MAX_TERMS);
+    int products = adp_imax(ADP_ACC_GROUP, nmax + (plan.chunks > 1));
+    int64_t ldc = (g->m + 15) / 16 * 16;
+    bytes = mpb_size_add(bytes, mpb_size_mul(mpb_size_matrix(ldc, g->n, sizeof(int32_t)), (size_t)products));
+    return mpb_size_add(bytes, mpb_size_matrix(g->m, g->n, sizeof(double)));
 }
 
 /* Bound. Row i of A is held with W ≥ 53 + ESC bits below 2^E_i, E_i ≤ e_i + 2
@@ -82,16 +129,24 @@ bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
  * W-bit values and reconstructs their exact dot product X within
  * u·|X| + 2^(bitlen(M)−120) (adp_crt_finish), bitlen(M) < 2W + ⌈log2 k⌉ + 10
  * for the fewest moduli, against the largest product in the same units,
- * max_l |a_il b_lj|·2^(2W−E_i−E_j) ≥ 2^(2W−3−ESC): with ESC = W − 53 ≤ 35
- * (W ≤ 88 with 25 moduli) and k ≤ 2^17 the second term is below
- * 2^−55·max_l |a_il b_lj|, inside the slack of the 4k·u term. Native
- * fallback: γ_k ≤ that.
- * Hence f = (4k + 2)·u. fallback=off may emulate with too few bits: no bound. */
+ * max_l |a_il b_lj|·2^(2W−E_i−E_j) ≥ 2^(2W−3−ESC): the ratio is below
+ * 2^(⌈log2 k⌉ − 107 + ESC), and with ESC ≤ W − 53 and 2W + ⌈log2 k⌉ ≤ 190
+ * (25 moduli) below 2^(⌈log2 k⌉/2 − 65): at most 2^−53·max_l |a_il b_lj|
+ * up to k = 2^24, one u of the slack (the other covers the final
+ * rounding); above, that term is added. A k split into chunks (k above
+ * ADP_MAX_TERMS) changes none of this: the CRT engine folds the chunks
+ * exactly, the slice engine adds one more exact integer term per chunk to
+ * the double-word sum. Native fallback: γ_k ≤ that.
+ * Hence f = (4k + 2)·u (+ 2^(⌈log2 k⌉/2 − 65) above k = 2^24). fallback=off
+ * may emulate with too few bits: no bound. */
 double mpb_adp_bound(const double *params, int64_t k)
 {
     if (params[MPB_ADP_FALLBACK] == MPB_ADP_FALLBACK_OFF)
         return INFINITY;
-    return (4.0 * (double)k + 2.0) * 0x1p-53;
+    double f = (4.0 * (double)k + 2.0) * 0x1p-53;
+    if (k > (INT64_C(1) << 24))
+        f += ldexp(1.0, (mpb_ceil_log2(k) + 1) / 2 - 65);
+    return f;
 }
 
 static const char *reason_text(int reason)
@@ -104,6 +159,9 @@ static const char *reason_text(int reason)
     case ADP_NATIVE_SHAPE:
         return "native DGEMM: decision=auto predicts native faster even at the fewest slices "
                "for this shape (no scan or ESC run)";
+    case ADP_NATIVE_LD:
+        return "native DGEMM: the bits need the slice engine, whose INT8 GEMMs' leading dimension "
+               "(slices x padded k) exceeds cuBLAS's int";
     default: return "unknown";
     }
 }
@@ -121,7 +179,11 @@ void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
              c->fixed_bits, c->crt ? "crt" : "slices", esc, d->bits);
     info->slices = d->moduli ? d->moduli : d->slices;
     info->fallback = d->native;
-    if (d->native)
+    if (d->native && d->reason == ADP_NATIVE_SPECIAL)
+        snprintf(info->note, sizeof info->note, "%s (%lld of the %.17g entries of A and B)",
+                 reason_text(d->reason), (long long)d->special,
+                 (double)c->k * (double)(c->m + c->n));
+    else if (d->native)
         snprintf(info->note, sizeof info->note, "%s", reason_text(d->reason));
     else if (d->moduli)
         snprintf(info->note, sizeof info->note,
@@ -131,4 +193,10 @@ void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
         snprintf(info->note, sizeof info->note,
                  "emulated: %d bits = %d INT8 slices, %d slice-pair products; ESC %d",
                  d->bits, d->slices, d->slices * (d->slices + 1) / 2, d->esc);
+    struct adp_gemm_plan plan = adp_gemm_plan_for(c->k, ADP_MAX_TERMS);
+    size_t used = strlen(info->note);
+    if (!d->native && plan.chunks > 1 && used + 1 < sizeof info->note)
+        snprintf(info->note + used, sizeof info->note - used,
+                 "; k split into %lld chunks of at most %lld (INT32-exact), one INT8 GEMM per "
+                 "chunk of each product", (long long)plan.chunks, (long long)plan.len);
 }

@@ -3,11 +3,14 @@
  *  - emulated path (decision=eager), both engines: output bitwise equal to
  *    the host model, and the same slices or moduli and ESC (settings) on both
  *    sides, at awkward shapes, with chunked diagonals (k > ADP_MAX_TERMS/s),
- *    and with engine=crt on data whose bits exceed its 25 moduli (the slice
- *    engine runs);
+ *    with k above ADP_MAX_TERMS (k split into chunks: per pair and chunk on
+ *    the slice engine, folded per modulus on the CRT engine), and with
+ *    engine=crt on data whose bits exceed its 25 moduli (the slice engine
+ *    runs);
  *  - fixed_bits=55 fallback=off on wide-range data: still bitwise;
  *  - NaN/Inf in A, and decision=auto: fallback 1 and bitwise cublasDgemm's
- *    output (the native scheme on the same data).
+ *    output (the native scheme on the same data); the note counts the 2
+ *    special entries.
  * Exits 77 without a device. */
 #include <math.h>
 #include <stdlib.h>
@@ -115,6 +118,8 @@ static void check_native(struct mpb_cuda_env *env, int64_t nn, bool with_nan, co
         run_gpu(env, &mpb_dgemm_cuda, NULL, nn, nn, nn, a, b, r, &di)) {
         CHECK(ai.fallback == 1, "n=%lld nan=%d: fallback %d (%s)", (long long)nn, with_nan,
               ai.fallback, ai.note);
+        CHECK(!with_nan || strstr(ai.note, "(2 of the ") != NULL, "n=%lld: special entries not counted: %s",
+              (long long)nn, ai.note);
         CHECK(memcmp(c, r, sizeof *c * (size_t)(nn * nn)) == 0,
               "n=%lld nan=%d: native path differs from cublasDgemm", (long long)nn, with_nan);
         printf("native   %5lld  nan %d  [%s] %s\n", (long long)nn, with_nan, ai.settings, ai.note);
@@ -136,8 +141,9 @@ int main(void)
     params_of(slices, MPB_ADP_EAGER, MPB_ADP_FALLBACK_ON, 0, MPB_ADP_ENGINE_SLICES);
     params_of(fixed55, MPB_ADP_EAGER, MPB_ADP_FALLBACK_OFF, 55, MPB_ADP_ENGINE_SLICES);
     params_of(automatic, MPB_ADP_AUTO, MPB_ADP_FALLBACK_ON, 0, MPB_ADP_ENGINE_CRT);
-    static const int64_t shapes[][3] = {{1, 1, 1},    {7, 7, 7},       {33, 31, 129},
-                                        {129, 127, 65}, {300, 200, 1000}, {64, 64, 20000}};
+    static const int64_t shapes[][3] = {{1, 1, 1},       {7, 7, 7},        {33, 31, 129},
+                                        {129, 127, 65},  {300, 200, 1000}, {64, 64, 20000},
+                                        {3, 5, 131072},  {2, 2, 131073},   {17, 9, 262200}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
         check_emulated(env, shapes[i][0], shapes[i][1], shapes[i][2], 8, slices, false);
         check_emulated(env, shapes[i][0], shapes[i][1], shapes[i][2], 8, crt, true);
@@ -148,6 +154,7 @@ int main(void)
     fixed55[MPB_ADP_ENGINE] = MPB_ADP_ENGINE_CRT;
     check_emulated(env, 130, 70, 300, 60, fixed55, true);
     check_emulated(env, 130, 70, 300, 60, crt, false); /* 53 + ESC > 88 bits: slices */
+    check_emulated(env, 5, 3, 140000, 60, crt, false); /* the same above ADP_MAX_TERMS */
     check_native(env, 200, true, crt);
     check_native(env, 512, false, automatic);
     mpb_cuda_close(env);

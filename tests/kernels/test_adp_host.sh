@@ -7,7 +7,11 @@
 #    moduli suffice), Test 2 at b_max passed by falling back (fallback 1);
 #  - fallback=off fixed_bits=55: the paper's Fig. 2 failure, Test 2's error
 #    passes 10·n·u at b = 0 and grows past it with b;
-#  - NaN/Inf/subnormal input: fallback 1 and the dgemm host model's bits.
+#  - NaN/Inf/subnormal input: fallback 1 and the dgemm host model's bits,
+#    the note counting the entries;
+#  - k above 131071 (k split into INT32-exact chunks): eager emulates with
+#    either engine, grade A, the split in the note; decision=auto with
+#    fallback=on runs native (fallback 1), never not_supported.
 # Usage: test_adp_host.sh path/to/mpbench
 set -u
 MPB=$1
@@ -81,7 +85,19 @@ for kind in nan inf subnormal all; do
     [ "$(col "$TMP/sp_adp.csv" out_hash)" = "$(col "$TMP/sp_dgemm.csv" out_hash)" ] ||
         fail "special kind=$kind: output differs from dgemm's"
     [ "$(col "$TMP/sp_adp.csv" fallback)" = 1 ] || fail "special kind=$kind: fallback not 1"
+    grep -q 'subnormal input ([1-9][0-9]* of the 2178 entries of A and B)' "$TMP/sp_adp.csv" ||
+        fail "special kind=$kind: the note does not count the entries"
 done
+
+# 5. k above 131071: 2 × 2 × 131073 and 1 × 2 × 262200 (2 and 3 chunks).
+run "$TMP/longk.csv" -s adp -a decision=eager -a engine=crt,slices -g phi --m 1,2 --n 2 --k 131073,262200
+[ "$(col "$TMP/longk.csv" status | grep -c '^ok$')" = 8 ] || fail "long k, eager: not 8 rows ok"
+col "$TMP/longk.csv" grade | grep -vq '^A$' && fail "long k, eager: not grade A"
+col "$TMP/longk.csv" fallback | grep -vq '^0$' && fail "long k, eager: fell back"
+[ "$(grep -c 'k split into [23] chunks' "$TMP/longk.csv")" = 8 ] || fail "long k, eager: the split not in every note"
+run "$TMP/longk_auto.csv" -s adp -g phi --m 2 --n 2 --k 131073
+[ "$(col "$TMP/longk_auto.csv" status)" = ok ] && [ "$(col "$TMP/longk_auto.csv" fallback)" = 1 ] ||
+    fail "long k, decision=auto: not native with fallback 1"
 
 [ "$fails" = 0 ] && echo "test_adp_host: all checks passed"
 [ "$fails" = 0 ]
