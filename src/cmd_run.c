@@ -1,13 +1,11 @@
 /* `mpbench run`: expand the plan, run each case, write one row per case. */
 #include "commands.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "accuracy.h"
@@ -211,8 +209,11 @@ static int run_plan(struct run_state *st, int argc, char **argv)
             return MPB_EXIT_USAGE;
         }
     }
-    if (plan->dump_dir && mkdir(plan->dump_dir, 0777) != 0 && errno != EEXIST) {
-        mpb_cli_error("run", "--dump %s: cannot create it: %m", plan->dump_dir);
+    /* Every output is checked before the CSV is opened (which truncates it)
+     * and before the first case: an unusable one is a usage error. */
+    if ((plan->dump_dir && !mpb_dump_check(plan->dump_dir, why, sizeof why)) ||
+        (to_file && !mpb_meta_check(st->meta_path, why, sizeof why))) {
+        mpb_cli_error("run", "%s", why);
         return MPB_EXIT_USAGE;
     }
     st->csv = mpb_csv_open(plan->csv_path, plan->resume, why, sizeof why);

@@ -5,6 +5,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+bool mpb_dump_check(const char *dir, char *why, size_t why_len)
+{
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(why, why_len, "--dump %s: cannot create it: %s", dir, strerror(errno));
+        return false;
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        snprintf(why, why_len, "--dump %s: not a folder", dir);
+        return false;
+    }
+    /* the one way to know that each case's folder can be made in it */
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/.mpbench-probe-XXXXXX", dir);
+    int fd = mkstemp(probe);
+    if (fd < 0) {
+        snprintf(why, why_len, "--dump %s: cannot write in it: %s", dir, strerror(errno));
+        return false;
+    }
+    close(fd);
+    unlink(probe);
+    return true;
+}
 
 bool mpb_npy_write(const char *path, const char *descr, const void *data, int64_t rows, int64_t cols)
 {

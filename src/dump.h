@@ -16,6 +16,10 @@
  * cols is 0. */
 bool mpb_npy_write(const char *path, const char *descr, const void *data, int64_t rows, int64_t cols);
 
+/* DIR is a folder (created when missing) that a file can be created in:
+ * checked before the first case. False with a reason naming DIR. */
+bool mpb_dump_check(const char *dir, char *why, size_t why_len);
+
 /* DIR/<case_id>/{case.txt, A.npy, B.npy, C.npy} and, when entries are given,
  * ref_i.npy, ref_j.npy (int64), ref_hi.npy, ref_lo.npy, ref_rounded.npy (f8).
  * res holds host copies of A, B and C. False with a reason on failure. */

@@ -1,9 +1,11 @@
 #include "meta.h"
 
+#include <errno.h>
 #include <gmp.h>
 #include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -206,6 +208,25 @@ static void write_run(FILE *f, const struct mpb_run_meta *m)
     if (m->dev)
         write_device(f, m->dev);
     fputs("}", f);
+}
+
+bool mpb_meta_check(const char *path, char *why, size_t why_len)
+{
+    struct stat st;
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+        snprintf(why, why_len, "cannot write %s: it is a folder", path);
+        return false;
+    }
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
+        return false;
+    }
+    fclose(f);
+    unlink(tmp);
+    return true;
 }
 
 bool mpb_meta_write(const char *path, const char *previous, const struct mpb_run_meta *m)

@@ -25,6 +25,11 @@ struct mpb_run_meta {
 /* Earlier runs' entries of an existing sidecar (for --resume), or "" when there
  * is none; NULL with a reason when the file exists but is not ours. */
 char *mpb_meta_previous_runs(const char *path, char *why, size_t why_len);
+/* Whether mpb_meta_write can write `path` (its temporary file can be made,
+ * `path` is not a folder): checked before the first case. False with a
+ * reason naming the file. */
+bool mpb_meta_check(const char *path, char *why, size_t why_len);
+
 /* (Re)write the sidecar: previous runs, then this one. */
 bool mpb_meta_write(const char *path, const char *previous, const struct mpb_run_meta *m);
 

@@ -75,6 +75,33 @@ static long count_combinations(const struct mpb_selection *s)
     return n;
 }
 
+#define MPB_PLAN_MAX_CASES 10000000
+
+/* The number of cases, in double: the lists' product can overflow a long
+ * (--size, --m, --n, --k of 100000 values each), so it is checked against
+ * the limit before anything is allocated or counted in integers. */
+static double combinations(const struct mpb_selection *s)
+{
+    double n = 1;
+    for (int p = 0; p < s->n_specs; p++)
+        n *= s->n_values[p];
+    return n;
+}
+
+static double count_cases(const struct mpb_plan *plan)
+{
+    double shapes = plan->sizes.n ? plan->sizes.n : 1;
+    shapes *= plan->ms.n ? plan->ms.n : 1;
+    shapes *= plan->ns.n ? plan->ns.n : 1;
+    shapes *= plan->ks.n ? plan->ks.n : 1;
+    double schemes = 0, gens = 0;
+    for (int i = 0; i < plan->n_schemes; i++)
+        schemes += combinations(&plan->schemes[i]);
+    for (int i = 0; i < plan->n_gens; i++)
+        gens += combinations(&plan->gens[i]);
+    return schemes * gens * shapes * plan->seeds.n;
+}
+
 /* Shapes: each size gives a square case unless --m/--n/--k replace a
  * dimension; without --size the three lists are crossed. */
 static int64_t *expand_shapes(const struct mpb_plan *plan, long *n_shapes)
@@ -143,6 +170,11 @@ static bool validate_generator(const struct mpb_selection *gs, char *why, size_t
 bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb_case **cases,
                      int *n_cases, char *why, size_t why_len)
 {
+    double count = count_cases(plan);
+    if (count > MPB_PLAN_MAX_CASES) {
+        snprintf(why, why_len, "the sweep expands to %.0f cases (limit %d)", count, MPB_PLAN_MAX_CASES);
+        return false;
+    }
     for (int g = 0; g < plan->n_gens; g++)
         if (!validate_generator(&plan->gens[g], why, why_len))
             return false;

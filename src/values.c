@@ -16,7 +16,11 @@ static bool push(struct mpb_values *v, const char *item, char *why, size_t why_l
         snprintf(why, why_len, "expands to more than %d values", MPB_VALUES_MAX);
         return false;
     }
-    char **grown = realloc(v->items, sizeof *grown * (size_t)(v->n + 1));
+    /* Capacity doubles at each power of two (items grows only here): one
+     * element at a time is quadratic, a minute for 1:100000 under ASan. */
+    char **grown = v->items;
+    if ((v->n & (v->n - 1)) == 0)
+        grown = realloc(v->items, sizeof *grown * (size_t)(v->n ? 2 * v->n : 1));
     char *copy = strdup(item);
     if (!grown || !copy) {
         free(copy);

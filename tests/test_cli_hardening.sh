@@ -122,5 +122,25 @@ expect 2 "$TMP/mixed-schema.csv:2: schema_version '1'" -- \
     run -s dgemm -g randn --size 1 --seed 1:5 --backend host --csv "$TMP/mixed-schema.csv" --resume
 [ "$(wc -l <"$TMP/mixed-schema.csv")" = 5 ] || fail "the refused --resume changed $TMP/mixed-schema.csv"
 
+# Every output is checked before the first case: an unusable --dump DIR or
+# FILE.meta.json is a usage error (2), no case runs and FILE is untouched.
+echo keep >"$TMP/out.csv"
+: >"$TMP/plainfile"
+expect 2 "--dump $TMP/plainfile: " -- run -s dgemm -g randn --size 4 --backend host --csv "$TMP/out.csv" --dump "$TMP/plainfile"
+[ "$(cat "$TMP/out.csv")" = keep ] || fail "--dump into a file: the CSV was rewritten"
+if [ -d /proc/self ]; then
+    expect 2 "--dump /proc/self: cannot write in it" -- \
+        run -s dgemm -g randn --size 4 --backend host --csv "$TMP/out.csv" --dump /proc/self
+    [ "$(cat "$TMP/out.csv")" = keep ] || fail "--dump /proc/self: the CSV was rewritten"
+fi
+if [ "$(id -u)" != 0 ]; then
+    mkdir "$TMP/ro" && chmod 555 "$TMP/ro"
+    expect 2 "--dump $TMP/ro: cannot write in it" -- \
+        run -s dgemm -g randn --size 4 --backend host --csv "$TMP/out.csv" --dump "$TMP/ro"
+fi
+mkdir "$TMP/meta.csv.meta.json"
+expect 2 "cannot write $TMP/meta.csv.meta.json" -- run -s dgemm -g randn --size 4 --backend host --csv "$TMP/meta.csv"
+[ ! -e "$TMP/meta.csv" ] || fail "an unwritable meta.json still wrote the CSV"
+
 echo "$fails failed"
 [ "$fails" = 0 ]
