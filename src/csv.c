@@ -149,6 +149,40 @@ int mpb_csv_split(const char *line, char *buf, size_t buf_len, char **fields, in
     }
 }
 
+ssize_t mpb_csv_read_record(FILE *f, char **rec, size_t *cap, int *lines, bool *complete)
+{
+    char *line = NULL;
+    size_t line_cap = 0, len = 0;
+    ssize_t got;
+    bool quoted = false;
+    *lines = 0;
+    *complete = false;
+    while ((got = getline(&line, &line_cap, f)) > 0) {
+        if (len + (size_t)got + 1 > *cap) {
+            size_t want = 2 * (len + (size_t)got + 1);
+            char *grown = realloc(*rec, want);
+            if (!grown) {
+                free(line);
+                return -1;
+            }
+            *rec = grown;
+            *cap = want;
+        }
+        memcpy(*rec + len, line, (size_t)got + 1);
+        len += (size_t)got;
+        (*lines)++;
+        /* a doubled quote flips twice: the parity says whether we are inside */
+        for (ssize_t i = 0; i < got; i++)
+            quoted ^= line[i] == '"';
+        if (!quoted && line[got - 1] == '\n') {
+            *complete = true;
+            break;
+        }
+    }
+    free(line);
+    return ferror(f) ? -1 : (ssize_t)len;
+}
+
 static int compare_ids(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
@@ -179,14 +213,15 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
     char *line = NULL, *buf = NULL;
     size_t cap = 0;
     ssize_t len;
-    long keep = 0; /* bytes up to the end of the last complete line */
-    bool ok = true;
+    long keep = 0; /* bytes up to the end of the last complete record */
+    bool ok = true, complete;
     char *fields[MPB_COL_COUNT + 1], ours[16];
     snprintf(ours, sizeof ours, "%d", MPB_CSV_SCHEMA_VERSION);
-    for (int lineno = 1; ok && (len = getline(&line, &cap, f)) > 0; lineno++) {
-        if (line[len - 1] != '\n') {
-            fprintf(stderr, "mpbench run: warning [resume-truncated]: %s: dropping an incomplete last line (%zd bytes)\n",
-                    path, len);
+    for (int lineno = 1, spans; ok && (len = mpb_csv_read_record(f, &line, &cap, &spans, &complete)) > 0;
+         lineno += spans) {
+        if (!complete) {
+            fprintf(stderr, "mpbench run: warning [resume-truncated]: %s:%d: dropping an incomplete last "
+                    "record (%zd bytes)\n", path, lineno, len);
             break;
         }
         keep += len;
@@ -223,6 +258,10 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
         } else {
             ok = remember_id(csv, fields[MPB_COL_case_id]);
         }
+    }
+    if (len < 0) {
+        snprintf(why, why_len, "%s: cannot read: %s", path, strerror(errno));
+        ok = false;
     }
     free(line);
     free(buf);

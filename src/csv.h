@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 /* 1: through tags; 2: ref_check (--ref dd) and cr_mismatch appended. */
 #define MPB_CSV_SCHEMA_VERSION 2
@@ -66,7 +67,15 @@ bool mpb_csv_close(struct mpb_csv *csv);
 void mpb_csv_write_field(FILE *f, const char *s);
 
 /* Split one CSV record (RFC 4180 quoting) into at most `max` fields held in
- * `buf`; returns the field count, or -1 on malformed quoting. */
+ * `buf`; returns the field count, or -1 on malformed quoting. A quoted field
+ * may hold CR and LF. */
 int mpb_csv_split(const char *line, char *buf, size_t buf_len, char **fields, int max);
+
+/* Read one record into *rec (grown as getline grows its line): up to a line
+ * break outside quotes, so a quoted field holding line breaks (RFC 4180)
+ * makes a record of several lines; *lines gets how many. *complete is false
+ * when the input ends first (inside quotes, or no final newline: a run
+ * killed mid-write). The record's length, 0 at the end, -1 on an error. */
+ssize_t mpb_csv_read_record(FILE *f, char **rec, size_t *cap, int *lines, bool *complete);
 
 #endif

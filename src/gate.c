@@ -91,7 +91,8 @@ static bool grow_rows(struct reader *r)
     return true;
 }
 
-/* One record per line: mpbench writes no newline inside a cell. */
+/* One record (it may span lines: RFC 4180 lets a quoted cell hold a line
+ * break); `lineno` is the line it starts on. */
 static bool read_line(struct reader *r, const char *line, size_t len, int lineno, char *why, size_t why_len)
 {
     const char *path = r->f->path;
@@ -129,11 +130,12 @@ static bool read_lines(struct mpb_gate_file *f, FILE *in, char *why, size_t why_
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
-    bool ok = true;
-    for (int lineno = 1; ok && (len = getline(&line, &cap, in)) > 0; lineno++)
+    bool ok = true, complete;
+    for (int lineno = 1, spans; ok && (len = mpb_csv_read_record(in, &line, &cap, &spans, &complete)) > 0;
+         lineno += spans)
         if (strspn(line, "\r\n") != (size_t)len) /* a blank line is no record */
             ok = read_line(&r, line, (size_t)len, lineno, why, why_len);
-    if (ok && ferror(in)) {
+    if (ok && (len < 0 || ferror(in))) {
         snprintf(why, why_len, "%s: cannot read: %s", f->path, strerror(errno));
         ok = false;
     }

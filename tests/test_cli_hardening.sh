@@ -142,5 +142,11 @@ mkdir "$TMP/meta.csv.meta.json"
 expect 2 "cannot write $TMP/meta.csv.meta.json" -- run -s dgemm -g randn --size 4 --backend host --csv "$TMP/meta.csv"
 [ ! -e "$TMP/meta.csv" ] || fail "an unwritable meta.json still wrote the CSV"
 
+# RFC 4180: --resume reads a record whose quoted note spans lines as one row.
+expect 0 "TFLOP/s" -- run -s dgemm -g randn --size 4 --seed 1:3 --backend host --csv "$TMP/nl.csv"
+awk -F, -v OFS=, 'NR == 2 { $39 = "\"first" "\n" "second, line\"" } 1' "$TMP/nl.csv" >"$TMP/nl2.csv" && mv "$TMP/nl2.csv" "$TMP/nl.csv"
+expect 0 "3 cases already in" -- run -s dgemm -g randn --size 4 --seed 1:3 --backend host --csv "$TMP/nl.csv" --resume
+[ "$(wc -l <"$TMP/nl.csv")" = 5 ] || fail "--resume of a multi-line record: $(wc -l <"$TMP/nl.csv") lines, expected 5"
+
 echo "$fails failed"
 [ "$fails" = 0 ]

@@ -175,6 +175,52 @@ static void test_resume_schema(const char *path)
     CHECK(!strcmp(slurp(path), before), "the refused resume changed the file");
 }
 
+/* RFC 4180: a quoted field may hold a line break, so a record may span
+ * lines. The split reads it; --resume reads it as one row, and a record cut
+ * inside its quotes (a killed run) is the incomplete last one it drops. */
+static void test_multiline_records(const char *path)
+{
+    char buf[256], *f[8];
+    int n = mpb_csv_split("a,\"two\nlines\r\n\",c\r\n", buf, sizeof buf, f, 8);
+    CHECK(n == 3 && !strcmp(f[1], "two\nlines\r\n") && !strcmp(f[2], "c"), "split of a quoted line break: %d", n);
+
+    char why[512] = "";
+    struct mpb_csv *csv = mpb_csv_open(path, false, why, sizeof why);
+    CHECK(csv != NULL, "open: %s", why);
+    if (!csv)
+        return;
+    struct mpb_row row = {0};
+    row_with(&row, "00000000000000aa", 1.0);
+    mpb_csv_write(csv, &row);
+    mpb_row_clear(&row);
+    mpb_csv_close(csv);
+    /* another writer's row: the note quoted with the line breaks kept */
+    char line[4096] = "", *p = line;
+    for (int c = 0; c < MPB_COL_COUNT; c++)
+        p += sprintf(p, "%s%s", c ? "," : "",
+                     c == MPB_COL_schema_version ? "2"
+                     : c == MPB_COL_case_id      ? "00000000000000bb"
+                     : c == MPB_COL_note         ? "\"first line\nsecond, \"\"quoted\"\"\r\nthird\""
+                                                 : "");
+    FILE *fa = fopen(path, "a");
+    fprintf(fa, "%s\n", line);
+    long complete = ftell(fa);
+    fputs("2,,00000000000000cc,\"cut inside\nits quotes", fa); /* a killed run */
+    fclose(fa);
+    csv = mpb_csv_open(path, true, why, sizeof why);
+    CHECK(csv != NULL, "resume of a record that spans lines: %s", why);
+    if (!csv)
+        return;
+    CHECK(mpb_csv_resumed_rows(csv) == 2, "resumed %d rows, expected 2", mpb_csv_resumed_rows(csv));
+    CHECK(mpb_csv_has_case(csv, "00000000000000bb"), "the multi-line row's case_id is not known");
+    CHECK(!mpb_csv_has_case(csv, "00000000000000cc"), "the record cut inside its quotes was counted");
+    mpb_csv_close(csv);
+    FILE *fr = fopen(path, "r");
+    fseek(fr, 0, SEEK_END);
+    CHECK(ftell(fr) == complete, "the cut record was not dropped: %ld bytes, expected %ld", ftell(fr), complete);
+    fclose(fr);
+}
+
 static void test_unwritable(void)
 {
     char why[512] = "";
@@ -194,6 +240,7 @@ int main(void)
     test_foreign_header(path);
     test_lock(path);
     test_resume_schema(path);
+    test_multiline_records(path);
     test_unwritable();
     unlink(path);
     return check_report("test_csv");

@@ -158,6 +158,12 @@ expect 3 "$TMP/cut.csv:26:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cu
 sed '2s/^1,/3,/' "$TMP/c.csv" >"$TMP/schema3.csv"
 expect 3 "schema_version '3'; this mpbench reads 1 to 2" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema3.csv"
 
+# RFC 4180: a quoted cell may hold a line break (a record spans lines).
+awk -F, -v OFS=, '$3 == "0000000000000001" { $39 = "\"two" "\n" "lines, \"\"quoted\"\"\"" } 1' "$TMP/b.csv" >"$TMP/nl.csv"
+[ "$(wc -l <"$TMP/nl.csv")" = 26 ] || fail "the multi-line fixture has $(wc -l <"$TMP/nl.csv") lines, expected 26"
+expect 0 "gate: PASS" -- gate --baseline "$TMP/nl.csv" --candidate "$TMP/b.csv"
+expect 0 "| cases | 23 | 23 |" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/nl.csv"
+
 # Schema 1 (schema1.csv: the first H200 gating baseline, written before
 # ref_check was appended) against schema 2 (the same rows rewritten with the
 # new column, ref_check filled), both ways: the gate joins by case_id and
