@@ -62,9 +62,11 @@ static void gate_help(void)
 "SAME |r-1| <= t/100, FAST below, SLOW above; AMBIGUOUS with fewer than 3\n"
 "reps, no time on a side, or a call shorter than --min-ms.\n"
 "\n"
-"Exit: 0 pass; 1 any WORSE, SLOW, MISSING or INCOMPARABLE (0 with\n"
-"--report-only); 2 usage error (or --json FILE not writable, or an input);\n"
-"3 a file that cannot be read or is not an mpbench CSV.");
+"Exit: 0 pass; 1 any WORSE, SLOW, MISSING or INCOMPARABLE, or no case_id in\n"
+"both files (nothing compared) (0 with --report-only); 2 usage error (or --json\n"
+"FILE not writable, or an input); 3 a file that cannot be read or is not an\n"
+"mpbench CSV, or a cell a verdict reads that is malformed (a nan or negative\n"
+"error, a grade other than A/B/C/F, an unknown status...: file, line, column).");
 }
 
 static bool parse_real(const char *opt, const char *text, double lo, const char *what, double *out)
@@ -228,6 +230,8 @@ static void print_counts(const struct mpb_gate_result *res, bool report_only)
     printf(" %d without a verdict (-)\n", res->perf_count[MPB_GATE_PERF_NONE]);
     if (!mpb_gate_failed(res))
         puts("gate: PASS");
+    else if (res->n_compared == 0)
+        printf("gate: FAIL (no case_id in both files: nothing was compared)%s\n", report_only ? ", reported only" : "");
     else
         printf("gate: FAIL (WORSE, SLOW, MISSING or INCOMPARABLE)%s\n", report_only ? ", reported only" : "");
 }
@@ -311,7 +315,8 @@ static void write_json(FILE *f, const struct gate_opts *o, const struct mpb_gate
     fputs("}, \"perf\": {", f);
     for (int p = 0; p < MPB_GATE_PERF_COUNT; p++)
         fprintf(f, "%s\"%s\": %d", p ? ", " : "", mpb_gate_perf_name(p), res->perf_count[p]);
-    fprintf(f, "}},\n  \"failed\": %s,\n  \"rows\": [", mpb_gate_failed(res) ? "true" : "false");
+    fprintf(f, "}},\n  \"compared\": %d,\n  \"failed\": %s,\n  \"rows\": [", res->n_compared,
+            mpb_gate_failed(res) ? "true" : "false");
     for (int i = 0; i < res->n_pairs; i++) {
         fputs(i ? ",\n" : "\n", f);
         json_pair(f, &res->pairs[i]);

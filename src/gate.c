@@ -47,6 +47,94 @@ static bool read_header(char **fields, int n, int *map, const char *path, char *
     return true;
 }
 
+/* What each cell a verdict reads must hold (else the file is malformed:
+ * a nan or negative error, or a grade Z, would let any candidate pass). */
+enum cell_kind { CELL_HEX16, CELL_HASH, CELL_COUNT, CELL_REPS, CELL_TIME, CELL_ERROR, CELL_GRADE,
+                 CELL_STATUS, CELL_TARGET, CELL_IMPL };
+
+static const struct {
+    enum mpb_col col;
+    enum cell_kind kind;
+} checked[] = {
+    {MPB_COL_case_id, CELL_HEX16},          {MPB_COL_scheme_version, CELL_COUNT}, {MPB_COL_target, CELL_TARGET},
+    {MPB_COL_impl, CELL_IMPL},              {MPB_COL_reps, CELL_REPS},            {MPB_COL_time_ms_median, CELL_TIME},
+    {MPB_COL_noise_pct, CELL_TIME},         {MPB_COL_err_fro_rel, CELL_ERROR},    {MPB_COL_err_max_rel, CELL_ERROR},
+    {MPB_COL_err_median_rel, CELL_ERROR},   {MPB_COL_rho_a_max, CELL_ERROR},      {MPB_COL_rho_b_max, CELL_ERROR},
+    {MPB_COL_rho_c_max, CELL_ERROR},        {MPB_COL_grade, CELL_GRADE},          {MPB_COL_out_hash, CELL_HASH},
+    {MPB_COL_status, CELL_STATUS},
+};
+
+static bool is_hex16(const char *s)
+{
+    return strlen(s) == 16 && strspn(s, "0123456789abcdef") == 16;
+}
+
+/* A number >= 0; `inf` when allowed. */
+static bool is_nonnegative(const char *s, bool inf)
+{
+    char *end;
+    errno = 0;
+    double x = strtod(s, &end);
+    if (!*s || *end || isnan(x) || !(x >= 0))
+        return false;
+    return isfinite(x) ? errno == 0 : inf && !strcmp(s, "inf");
+}
+
+static bool is_word_of(const char *s, const char *const *words)
+{
+    for (; *words; words++)
+        if (!strcmp(s, *words))
+            return true;
+    return false;
+}
+
+/* NULL when `s` is a valid cell of this kind, else what it should be. */
+static const char *malformed(enum cell_kind kind, const char *s)
+{
+    static const char *const grades[] = {"", "A", "B", "C", "F", NULL};
+    static const char *const statuses[] = {"ok", "incorrect", "not_supported", "error", "skipped", NULL};
+    static const char *const targets[] = {"fp64", "fp32", NULL}, *const impls[] = {"cuda", "host", NULL};
+    switch (kind) {
+    case CELL_HEX16:
+        return is_hex16(s) ? NULL : "16 hex digits";
+    case CELL_HASH:
+        return !*s || is_hex16(s) ? NULL : "16 hex digits or empty";
+    case CELL_COUNT:
+        return *s && !s[strspn(s, "0123456789")] ? NULL : "an integer >= 0";
+    case CELL_REPS:
+        return !s[strspn(s, "0123456789")] ? NULL : "an integer >= 0 or empty";
+    case CELL_TIME:
+        return !*s || is_nonnegative(s, false) ? NULL : "a finite number >= 0 or empty";
+    case CELL_ERROR:
+        return !*s || is_nonnegative(s, true) ? NULL : "a number >= 0 (or inf) or empty";
+    case CELL_GRADE:
+        return is_word_of(s, grades) ? NULL : "A, B, C, F or empty";
+    case CELL_STATUS:
+        return is_word_of(s, statuses) ? NULL : "ok, incorrect, not_supported, error or skipped";
+    case CELL_TARGET:
+        return is_word_of(s, targets) ? NULL : "fp64 or fp32";
+    case CELL_IMPL:
+        return is_word_of(s, impls) ? NULL : "cuda or host";
+    }
+    return NULL;
+}
+
+/* Every checked cell of a data row; false naming file, line and column. */
+static bool check_cells(char **fields, const int *map, int n, const char *path, int lineno, char *why,
+                        size_t why_len)
+{
+    for (int p = 0; p < n; p++)
+        for (size_t i = 0; map[p] >= 0 && i < sizeof checked / sizeof checked[0]; i++) {
+            const char *want = checked[i].col == (enum mpb_col)map[p] ? malformed(checked[i].kind, fields[p]) : NULL;
+            if (want) {
+                snprintf(why, why_len, "%s:%d: column %s (field %d): '%s' is not %s", path, lineno,
+                         mpb_csv_column_names[map[p]], p + 1, fields[p], want);
+                return false;
+            }
+        }
+    return true;
+}
+
 static bool read_row(struct mpb_row *row, char **fields, const int *map, int n, const char *path, int lineno,
                      char *why, size_t why_len)
 {
@@ -63,11 +151,7 @@ static bool read_row(struct mpb_row *row, char **fields, const int *map, int n, 
                  schema ? schema : "", MPB_CSV_SCHEMA_VERSION);
         return false;
     }
-    if (!row->cell[MPB_COL_case_id]) {
-        snprintf(why, why_len, "%s:%d: empty case_id", path, lineno);
-        return false;
-    }
-    return true;
+    return check_cells(fields, map, n, path, lineno, why, why_len);
 }
 
 struct reader {
@@ -445,6 +529,7 @@ bool mpb_gate_compare(const struct mpb_gate_file *base, const struct mpb_gate_fi
             res->pairs[res->n_pairs++] = (struct mpb_gate_pair){.cand = c};
     }
     for (int i = 0; i < res->n_pairs; i++) {
+        res->n_compared += res->pairs[i].base && res->pairs[i].cand;
         judge(&res->pairs[i], tol);
         res->acc_count[res->pairs[i].acc]++;
         res->perf_count[res->pairs[i].perf]++;
@@ -460,7 +545,7 @@ void mpb_gate_result_free(struct mpb_gate_result *res)
 
 bool mpb_gate_failed(const struct mpb_gate_result *res)
 {
-    return res->acc_count[MPB_GATE_ACC_WORSE] || res->acc_count[MPB_GATE_ACC_MISSING] ||
+    return res->n_compared == 0 || res->acc_count[MPB_GATE_ACC_WORSE] || res->acc_count[MPB_GATE_ACC_MISSING] ||
            res->acc_count[MPB_GATE_ACC_INCOMPARABLE] || res->perf_count[MPB_GATE_PERF_SLOW];
 }
 

@@ -21,7 +21,9 @@ struct mpb_gate_file {
 };
 
 /* False with a reason naming the file (and line) when it cannot be read or
- * is not an mpbench CSV (exit 3). */
+ * is not an mpbench CSV, or (naming line and column) when a cell a verdict
+ * reads is malformed: a nan or negative error, a grade other than A, B, C,
+ * F, an unknown status, target or impl, a time that is not a number (exit 3). */
 bool mpb_gate_load(struct mpb_gate_file *f, const char *path, char *why, size_t why_len);
 void mpb_gate_free(struct mpb_gate_file *f);
 
@@ -79,6 +81,7 @@ struct mpb_gate_pair {
 struct mpb_gate_result {
     struct mpb_gate_pair *pairs; /* baseline order, then NEW rows in candidate order */
     int n_pairs;
+    int n_compared; /* pairs with both sides: a gate that compared none fails */
     int acc_count[MPB_GATE_ACC_COUNT];
     int perf_count[MPB_GATE_PERF_COUNT];
 };
@@ -87,7 +90,8 @@ bool mpb_gate_compare(const struct mpb_gate_file *base, const struct mpb_gate_fi
                       const struct mpb_gate_tol *tol, struct mpb_gate_result *res);
 void mpb_gate_result_free(struct mpb_gate_result *res);
 
-/* Whether the gate fails: any WORSE, SLOW, MISSING or INCOMPARABLE. */
+/* Whether the gate fails: any WORSE, SLOW, MISSING or INCOMPARABLE, or no
+ * case_id in both files (nothing compared). */
 bool mpb_gate_failed(const struct mpb_gate_result *res);
 
 const char *mpb_gate_acc_name(enum mpb_gate_acc a);

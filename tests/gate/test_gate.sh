@@ -71,7 +71,7 @@ done <<EOF
 0000000000000009 SAME SAME 0 slower-within-noise
 0000000000000010 SAME AMBIGUOUS 0 two-reps
 0000000000000011 MISSING - 1 only-in-baseline
-0000000000000012 NEW - 0 only-in-candidate
+0000000000000012 NEW - 1 only-in-candidate-alone-compares-nothing
 0000000000000013 INCOMPARABLE - 1 other-gpu
 0000000000000014 INCOMPARABLE - 1 other-scheme-version
 0000000000000015 INCOMPARABLE - 1 other-impl
@@ -157,6 +157,45 @@ expect 3 "$TMP/empty.csv: empty" -- gate --baseline "$TMP/empty.csv" --candidate
 expect 3 "$TMP/cut.csv:26:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
 sed '2s/^1,/3,/' "$TMP/c.csv" >"$TMP/schema3.csv"
 expect 3 "schema_version '3'; this mpbench reads 1 to 2" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema3.csv"
+
+# The gate must not pass what it cannot judge: every value a verdict reads
+# is checked (exit 3 naming file, line and column), and a gate that
+# compared no case fails.
+# setcell IN LINE FIELD VALUE OUT: IN with field FIELD of line LINE (0: every
+# data line) replaced (the expanded fixtures quote no comma).
+setcell() {
+    awk -F, -v OFS=, -v l="$2" -v c="$3" -v v="$4" '(l == 0 && NR > 1) || NR == l { $c = v } 1' "$1" >"$5"
+}
+pick 0000000000000001
+setcell "$TMP/pc.csv" 2 37 0101010101010102 "$TMP/pc2.csv" # other bits
+for bad in "29 nan" "30 garbage" "31 -1e-16" "32 -inf" "33 0x" "34 1e999x"; do
+    set -- $bad
+    setcell "$TMP/pb.csv" 2 "$1" "$2" "$TMP/bad.csv"
+    col=$(head -n 1 "$TMP/bad.csv" | cut -d, -f"$1")
+    expect 3 "$TMP/bad.csv:2: column $col (field $1): '$2' is not" -- \
+        gate --baseline "$TMP/bad.csv" --candidate "$TMP/pc2.csv"
+done
+cp "$TMP/pc2.csv" "$TMP/neg.csv"
+for f in 29 30 31 32 33 34; do setcell "$TMP/neg.csv" 0 $f -1 "$TMP/neg2.csv"; mv "$TMP/neg2.csv" "$TMP/neg.csv"; done
+expect 3 "$TMP/neg.csv:2: column err_fro_rel (field 29): '-1' is not" -- \
+    gate --baseline "$TMP/pb.csv" --candidate "$TMP/neg.csv"
+for bad in "35 Z grade" "38 fine status" "38 '' status" "17 fast time_ms_median" "20 -3 noise_pct" "16 2.5 reps" \
+    "7 fp16 target" "8 gpu impl" "5 v2 scheme_version" "37 xyz out_hash" "3 17 case_id"; do
+    eval "set -- $bad"
+    setcell "$TMP/pc2.csv" 2 "$1" "$2" "$TMP/bad.csv"
+    expect 3 "$TMP/bad.csv:2: column $3 (field $1): '$2' is not" -- \
+        gate --baseline "$TMP/pb.csv" --candidate "$TMP/bad.csv"
+done
+setcell "$TMP/b.csv" 0 32 inf "$TMP/inf.csv" # an infinite error is a value (fp16 overflow)
+expect 1 "gate: FAIL" -- gate --baseline "$TMP/inf.csv" --candidate "$TMP/c.csv"
+head -n 1 "$TMP/b.csv" >"$TMP/header-only.csv"
+expect 1 "gate: FAIL (no case_id in both files: nothing was compared)" -- \
+    gate --baseline "$TMP/header-only.csv" --candidate "$TMP/c.csv"
+grep -qF "0 SAME, 0 CHANGED, 0 WORSE, 0 MISSING, 23 NEW" "$TMP/out" || fail "header-only baseline: not 23 NEW"
+expect 0 "gate: FAIL (no case_id in both files: nothing was compared), reported only" -- \
+    gate --baseline "$TMP/header-only.csv" --candidate "$TMP/c.csv" --report-only
+pick 0000000000000011
+expect 1 "nothing was compared" -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/header-only.csv"
 
 # RFC 4180: a quoted cell may hold a line break (a record spans lines).
 awk -F, -v OFS=, '$3 == "0000000000000001" { $39 = "\"two" "\n" "lines, \"\"quoted\"\"\"" } 1' "$TMP/b.csv" >"$TMP/nl.csv"
