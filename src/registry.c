@@ -134,6 +134,7 @@ static const struct mpb_scheme egemm = {
             "per k-step on mpbench's wgmma engine; slices = MMAs per k-step",
     .params = mpb_egemm_params, .n_params = MPB_EGEMM_N_PARAMS, .check = mpb_egemm_check, .cuda = &mpb_egemm_cuda,
     .run_host = mpb_egemm_host, .bound = mpb_egemm_bound, .bitwise_host_device = true, .bound_rowcol = true,
+    .workspace_bytes = mpb_egemm_workspace,
 };
 
 static const struct mpb_scheme markidis = {
@@ -143,6 +144,7 @@ static const struct mpb_scheme markidis = {
     .params = mpb_markidis_params, .n_params = MPB_MARKIDIS_N_PARAMS, .check = mpb_markidis_check, .cuda = &mpb_markidis_cuda,
     .run_host = mpb_markidis_host, .bound = mpb_markidis_bound, .bitwise_host_device = true,
     .bound_rowcol = true,
+    .workspace_bytes = mpb_markidis_workspace,
 };
 
 static const struct mpb_scheme refine_fp16 = {
@@ -152,6 +154,7 @@ static const struct mpb_scheme refine_fp16 = {
     .params = mpb_refine_fp16_params, .n_params = MPB_REFINE_FP16_N_PARAMS, .check = mpb_refine_fp16_check,
     .cuda = &mpb_refine_fp16_cuda, .run_host = mpb_refine_fp16_host, .bound = mpb_refine_fp16_bound,
     .bitwise_host_device = true, .bound_rowcol = true,
+    .workspace_bytes = mpb_refine_fp16_workspace,
 };
 
 static const struct mpb_scheme tf32x3 = {
@@ -160,6 +163,7 @@ static const struct mpb_scheme tf32x3 = {
             "on mpbench's wgmma engine; slices = MMAs per k-step",
     .params = mpb_tf32x3_params, .n_params = MPB_TF32X3_N_PARAMS, .check = mpb_tf32x3_check, .cuda = &mpb_tf32x3_cuda,
     .run_host = mpb_tf32x3_host, .bound = mpb_tf32x3_bound, .bitwise_host_device = true,
+    .workspace_bytes = mpb_tf32x3_workspace,
 };
 
 static const struct mpb_scheme ape_bf16x3 = {
@@ -169,6 +173,7 @@ static const struct mpb_scheme ape_bf16x3 = {
     .params = mpb_ape_bf16x3_params, .n_params = MPB_APE_BF16X3_N_PARAMS, .check = mpb_ape_bf16x3_check,
     .cuda = &mpb_ape_bf16x3_cuda, .run_host = mpb_ape_bf16x3_host, .bound = mpb_ape_bf16x3_bound,
     .bitwise_host_device = true,
+    .workspace_bytes = mpb_ape_bf16x3_workspace,
 };
 
 const struct mpb_scheme *const mpb_schemes[] = {

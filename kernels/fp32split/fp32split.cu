@@ -83,52 +83,74 @@ __global__ void scale_exps(const uint32_t *maxima, int64_t count, int *exps)
 
 template <typename P> __device__ void store_planes(P *out, int64_t plane_stride, int64_t idx, const uint32_t *v, int n)
 {
-    for (int p = 0; p < n; p++)
-        out[p * plane_stride + idx] = (P)v[p];
+#pragma unroll
+    for (int p = 0; p < 3; p++) /* constant indices keep v in registers */
+        if (p < n)
+            out[p * plane_stride + idx] = (P)v[p];
 }
 
 /* A (m x k, column-major) into K-major planes (row i at i*ld), through a
- * shared tile so that both the reads (along i) and the writes (along l)
- * are coalesced. */
+ * shared tile of 32 rows by 64 values of k, so that the reads (32 floats
+ * along i) and the writes (a thread stores two neighbours along l, one
+ * 32-bit word of FP16/BF16 bits) are both coalesced. */
+template <typename P> __device__ void store_pair(P *out, int64_t at, uint32_t v0, uint32_t v1, bool both)
+{
+    if (sizeof(P) == 2 && both && at % 2 == 0) {
+        *(uint32_t *)(out + at) = (v0 & 0xFFFFu) | (v1 << 16);
+    } else {
+        out[at] = (P)v0;
+        if (both)
+            out[at + 1] = (P)v1;
+    }
+}
+
 template <typename P>
 __global__ void split_a(const float *a, int64_t m, int64_t k, const int *row_exp, enum fs_split kind, int planes,
                         P *out, int64_t ld, int64_t plane_stride, unsigned long long *lost)
 {
-    __shared__ float tile[TILE][TILE + 1];
-    const int64_t i0 = (int64_t)blockIdx.x * TILE, l0 = (int64_t)blockIdx.y * TILE;
-    for (int r = threadIdx.y; r < TILE; r += blockDim.y) {
-        int64_t i = i0 + threadIdx.x, l = l0 + r;
-        tile[r][threadIdx.x] = i < m && l < k ? a[l * m + i] : 0.0f;
-    }
-    __syncthreads();
+    __shared__ float tile[2 * TILE][TILE + 1]; /* [l][i] */
+    const int64_t i0 = (int64_t)blockIdx.x * TILE;
     unsigned overflow = 0, underflow = 0;
-    for (int r = threadIdx.y; r < TILE; r += blockDim.y) {
-        int64_t i = i0 + r, l = l0 + threadIdx.x;
-        if (i < m && l < k) {
-            uint32_t v[3];
-            unsigned f = fs_split(kind, tile[threadIdx.x][r], row_exp ? row_exp[i] : 0, v);
-            overflow += f & FS_LOST_OVERFLOW;
-            underflow += (f & FS_LOST_UNDERFLOW) != 0;
-            store_planes(out, plane_stride, i * ld + l, v, planes);
+    for (int64_t l0 = (int64_t)blockIdx.y * 2 * TILE; l0 < k; l0 += (int64_t)gridDim.y * 2 * TILE) {
+        __syncthreads(); /* the previous tile has been read */
+        for (int r = threadIdx.y; r < 2 * TILE; r += blockDim.y) {
+            int64_t i = i0 + threadIdx.x, l = l0 + r;
+            tile[r][threadIdx.x] = i < m && l < k ? a[l * m + i] : 0.0f;
+        }
+        __syncthreads();
+        for (int r = threadIdx.y; r < TILE; r += blockDim.y) {
+            const int64_t i = i0 + r, l = l0 + 2 * threadIdx.x;
+            if (i < m && l < k) {
+                const int s = row_exp ? row_exp[i] : 0;
+                const bool both = l + 1 < k;
+                uint32_t v0[3], v1[3] = {0, 0, 0};
+                unsigned f0 = fs_split(kind, tile[2 * threadIdx.x][r], s, v0);
+                unsigned f1 = both ? fs_split(kind, tile[2 * threadIdx.x + 1][r], s, v1) : 0;
+                overflow += (f0 & FS_LOST_OVERFLOW) + (f1 & FS_LOST_OVERFLOW);
+                underflow += ((f0 & FS_LOST_UNDERFLOW) != 0) + ((f1 & FS_LOST_UNDERFLOW) != 0);
+#pragma unroll
+                for (int p = 0; p < 3; p++) /* constant indices keep v0, v1 in registers */
+                    if (p < planes)
+                        store_pair(out + p * plane_stride, i * ld + l, v0[p], v1[p], both);
+            }
         }
     }
     add_losses(lost, overflow, underflow);
 }
 
-/* B (k x n, column-major) is K-major already: planes take column j at j*ld. */
+/* B (k x n, column-major) is K-major already: planes take column j at j*ld.
+ * Columns go along blockIdx.y, values of a column along x (no division). */
 template <typename P>
 __global__ void split_b(const float *b, int64_t k, int64_t n, const int *col_exp, enum fs_split kind, int planes,
                         P *out, int64_t ld, int64_t plane_stride, unsigned long long *lost)
 {
     unsigned overflow = 0, underflow = 0;
-    const int64_t total = k * n, stride = (int64_t)gridDim.x * blockDim.x;
-    /* Every lane runs the same number of rounds (add_losses is warp-wide). */
-    for (int64_t base = (int64_t)blockIdx.x * blockDim.x; base < total; base += stride) {
-        int64_t e = base + threadIdx.x;
-        if (e < total) {
-            int64_t j = e / k, l = e - j * k;
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+        const int s = col_exp ? col_exp[j] : 0;
+        /* Every lane runs the same number of rounds (add_losses is warp-wide). */
+        for (int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; l < k; l += (int64_t)gridDim.x * blockDim.x) {
             uint32_t v[3];
-            unsigned f = fs_split(kind, b[e], col_exp ? col_exp[j] : 0, v);
+            unsigned f = fs_split(kind, b[j * k + l], s, v);
             overflow += f & FS_LOST_OVERFLOW;
             underflow += (f & FS_LOST_UNDERFLOW) != 0;
             store_planes(out, plane_stride, j * ld + l, v, planes);
@@ -174,13 +196,16 @@ enum mpb_status split_all(struct mpb_cuda_env *env, const struct fs_state *s, co
         row_exp = s->exps;
         col_exp = s->exps + m;
     }
-    dim3 tgrid((unsigned)((m + TILE - 1) / TILE), (unsigned)((k + TILE - 1) / TILE));
+    const int64_t ty = (k + 2 * TILE - 1) / (2 * TILE);
+    dim3 tgrid((unsigned)((m + TILE - 1) / TILE), (unsigned)(ty < 65535 ? ty : 65535));
     /* Only the planes the pairs use are written (refine_fp16 tau=000: hi only). */
     split_a<P><<<tgrid, dim3(TILE, 8), 0, st>>>(a, m, k, row_exp, s->r.split, s->r.a_planes, (P *)s->a_planes[0],
                                                  s->ld, m * s->ld, s->lost);
     MPB_LAUNCH_CHECK(env);
-    split_b<P><<<grid_1d(k * n, 256), 256, 0, st>>>(b, k, n, col_exp, s->r.split, s->r.b_planes,
-                                                     (P *)s->b_planes[0], s->ld, n * s->ld, s->lost + 2);
+    const int64_t bx = (k + 255) / 256;
+    dim3 bgrid((unsigned)(bx < 8 ? bx : 8), (unsigned)(n < 65535 ? n : 65535));
+    split_b<P><<<bgrid, 256, 0, st>>>(b, k, n, col_exp, s->r.split, s->r.b_planes, (P *)s->b_planes[0], s->ld,
+                                      n * s->ld, s->lost + 2);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
 }

@@ -83,6 +83,12 @@ double mpb_refine_fp16_bound(const double *params, int64_t k);
 double mpb_tf32x3_bound(const double *params, int64_t k);
 double mpb_ape_bf16x3_bound(const double *params, int64_t k);
 
+size_t mpb_egemm_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+size_t mpb_markidis_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+size_t mpb_refine_fp16_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+size_t mpb_tf32x3_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+size_t mpb_ape_bf16x3_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+
 enum mpb_status mpb_egemm_host(const struct mpb_gemm *g, const double *params, struct mpb_scheme_info *info);
 enum mpb_status mpb_markidis_host(const struct mpb_gemm *g, const double *params, struct mpb_scheme_info *info);
 enum mpb_status mpb_refine_fp16_host(const struct mpb_gemm *g, const double *params,

@@ -51,12 +51,38 @@ MPB_HD double fs_remainder_bound(enum fs_split k)
     return 0.0;
 }
 
+/* x * 2^s: one multiplication by an exact power of two where 2^s is a normal
+ * float (correctly rounded, as ldexpf), ldexpf beyond (tiny rows, s > 127). */
+MPB_HD float fs_scale_value(float x, int s)
+{
+    return s >= -126 && s <= 127 ? x * mpb_bits_to_f32((uint32_t)(s + 127) << 23) : ldexpf(x, s);
+}
+
+/* |y| in [fs_safe_min, fs_safe_max) loses nothing, so the loss check can
+ * be skipped there (it would return 0):
+ *   round16, |y| >= 2^-3: hi is normal, |y - hi| <= 2^-11 |y|; lo keeps 11
+ *     bits of it, or if subnormal errs by at most 2^-25 <= 2^-22 |y|;
+ *   trunc16, |y| >= 2^-4: |y - hi| < 2^-10 |y|; the same with 2^-25 <= 2^-21 |y|;
+ *   tf32 and bf16x3, |y| >= 2^-100: every remainder is a multiple of ulp(y)
+ *     >= 2^-123, which TF32's and BF16's grids (down to 2^-136, 2^-133) hold
+ *     to the bound (tf32) or exactly (bf16x3's third plane);
+ *   below the top (2^15 for FP16's 65504, 2^127 for FP32's range) the
+ *     leading plane is finite. */
+MPB_HD float fs_safe_min(enum fs_split k)
+{
+    return k == FS_ROUND16 ? 0x1p-3f : k == FS_TRUNC16 ? 0x1p-4f : 0x1p-100f;
+}
+MPB_HD float fs_safe_max(enum fs_split k)
+{
+    return k == FS_ROUND16 || k == FS_TRUNC16 ? 0x1p15f : 0x1p127f;
+}
+
 /* Split x * 2^s into fs_planes(kind) planes (out[p] holds the bits);
  * returns the fs_loss flags of this value. */
 MPB_HD unsigned fs_split(enum fs_split kind, float x, int s, uint32_t out[3])
 {
-    const float y = ldexpf(x, s);
-    double value[3] = {0.0, 0.0, 0.0}; /* the planes as numbers */
+    const float y = fs_scale_value(x, s);
+    float value[3] = {0.0f, 0.0f, 0.0f}; /* the planes as numbers */
     out[0] = out[1] = out[2] = 0;
     switch (kind) {
     case FS_ROUND16:
@@ -65,19 +91,17 @@ MPB_HD unsigned fs_split(enum fs_split kind, float x, int s, uint32_t out[3])
         value[0] = mpb_fp16_to_f32(hi);
         out[0] = hi;
         if (isfinite(value[0])) {
-            out[1] = mpb_fp16_from_f32(y - (float)value[0]);
+            out[1] = mpb_fp16_from_f32(y - value[0]);
             value[1] = mpb_fp16_to_f32((uint16_t)out[1]);
         }
         break;
     }
     case FS_TF32: {
-        float big = mpb_tf32_round(y);
-        value[0] = big;
-        out[0] = mpb_f32_to_bits(big);
-        if (isfinite(big)) {
-            float small = mpb_tf32_round(y - big);
-            value[1] = small;
-            out[1] = mpb_f32_to_bits(small);
+        value[0] = mpb_tf32_round(y);
+        out[0] = mpb_f32_to_bits(value[0]);
+        if (isfinite(value[0])) {
+            value[1] = mpb_tf32_round(y - value[0]);
+            out[1] = mpb_f32_to_bits(value[1]);
         }
         break;
     }
@@ -89,18 +113,19 @@ MPB_HD unsigned fs_split(enum fs_split kind, float x, int s, uint32_t out[3])
             out[i] = p;
             if (!isfinite(value[i]))
                 break;
-            left = left - (float)value[i];
+            left = left - value[i];
         }
         break;
     }
     }
-    if (!isfinite(x))
+    const float a = fabsf(y);
+    if ((a >= fs_safe_min(kind) && a < fs_safe_max(kind)) || !isfinite(x))
         return 0; /* Inf and NaN are carried by the leading plane, as in SGEMM */
-    const double sum = value[0] + value[1] + value[2];
+    const double sum = (double)value[0] + (double)value[1] + (double)value[2];
     if (!isfinite(sum))
         return FS_LOST_OVERFLOW;
     /* The planes are few binary fractions: their sum and y - sum are exact in double. */
-    return fabs((double)y - sum) > fs_remainder_bound(kind) * fabs((double)y) ? FS_LOST_UNDERFLOW : 0;
+    return fabs((double)y - sum) > fs_remainder_bound(kind) * (double)a ? FS_LOST_UNDERFLOW : 0;
 }
 
 /* The scale exponent of a row of A or column of B whose largest finite

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "mpb_size.h"
+
 static const char *const accum_choices[] = {"tc", "rn", NULL};
 static const char *const scale_choices[] = {"rowcol", "none", NULL};
 static const char *const engine_choices[] = {"fused", "cublas", NULL};
@@ -293,4 +295,41 @@ void fs_loss_note(const int64_t lost[2][2], enum tc_input fmt, char *buf, size_t
                                  side ? "B" : "A", (long long)lost[side][0], fmt_names[fmt],
                                  (long long)lost[side][1]);
     }
+}
+
+/* What setup (device) or the host model allocates beyond A, B and C: the
+ * planes, a maximum and a scale exponent per row and column, the loss
+ * counters; on the host engine=cublas also one m x n partial product. */
+static size_t workspace(enum fs_scheme scheme, const double *params, const struct mpb_gemm *g, bool on_device)
+{
+    struct fs_recipe r;
+    fs_recipe_of(scheme, params, &r);
+    const int64_t ld = fs_plane_ld(&r, g->k);
+    size_t planes = mpb_size_mul((size_t)fs_planes(r.split),
+                                 mpb_size_matrix(g->m + g->n, ld, (size_t)tc_plane_elem_bytes(r.fmt)));
+    size_t bytes = mpb_size_add(planes, mpb_size_add(mpb_size_matrix(g->m + g->n, 1, 2 * sizeof(int32_t)), 256));
+    if (!on_device && r.cublas)
+        bytes = mpb_size_add(bytes, mpb_size_matrix(g->m, g->n, sizeof(float)));
+    return bytes;
+}
+
+size_t mpb_egemm_workspace(const double *p, const struct mpb_gemm *g, bool d)
+{
+    return workspace(FS_EGEMM, p, g, d);
+}
+size_t mpb_markidis_workspace(const double *p, const struct mpb_gemm *g, bool d)
+{
+    return workspace(FS_MARKIDIS, p, g, d);
+}
+size_t mpb_refine_fp16_workspace(const double *p, const struct mpb_gemm *g, bool d)
+{
+    return workspace(FS_REFINE, p, g, d);
+}
+size_t mpb_tf32x3_workspace(const double *p, const struct mpb_gemm *g, bool d)
+{
+    return workspace(FS_TF32X3, p, g, d);
+}
+size_t mpb_ape_bf16x3_workspace(const double *p, const struct mpb_gemm *g, bool d)
+{
+    return workspace(FS_APE, p, g, d);
 }

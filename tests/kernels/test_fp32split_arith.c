@@ -105,6 +105,42 @@ static void edges(void)
     CHECK(fs_split(FS_BF16X3, 0x1.fffffep127f, 0, v) & FS_LOST_OVERFLOW, "FLT_MAX rounds up to BF16 Inf");
 }
 
+/* The loss flags by their definition, on every value (fs_split skips the
+ * check where fs_safe_min/max say nothing can be lost). */
+static unsigned loss_by_definition(enum fs_split kind, float x, int s)
+{
+    uint32_t v[3];
+    (void)fs_split(kind, x, s, v);
+    if (!isfinite(x))
+        return 0;
+    double y = fs_scale_value(x, s), sum = planes_sum(kind, v);
+    if (!isfinite(sum))
+        return FS_LOST_OVERFLOW;
+    return fabs(y - sum) > fs_remainder_bound(kind) * fabs(y) ? FS_LOST_UNDERFLOW : 0;
+}
+
+static void safe_window(void)
+{
+    static const enum fs_split kinds[] = {FS_ROUND16, FS_TRUNC16, FS_TF32, FS_BF16X3};
+    for (int k = 0; k < 4; k++) {
+        int differ = 0;
+        for (int i = 0; i < 400000; i++) {
+            /* every binade of FP32, the window's edges often */
+            int e = i % 4 ? (int)(uniform() * 280) - 150 : (int)(uniform() * 8) + (i % 8 < 4 ? -6 : 12);
+            float x = (float)ldexp(1.0 + uniform(), e);
+            uint32_t v[3];
+            unsigned got = fs_split(kinds[k], x, 0, v), want = loss_by_definition(kinds[k], x, 0);
+            if (got != want && differ++ < 3)
+                CHECK(got == want, "kind %d: x = %a: fs_split says %u, the definition %u", k, (double)x, got, want);
+        }
+        CHECK(differ == 0, "kind %d: %d values where the safe window changes the loss flags", k, differ);
+    }
+    /* fs_scale_value is ldexpf where 2^s is a normal float, and beyond. */
+    CHECK(fs_scale_value(0x1.8p-140f, 150) == ldexpf(0x1.8p-140f, 150), "scale beyond 2^127");
+    CHECK(fs_scale_value(3.0f, -130) == ldexpf(3.0f, -130), "scale below 2^-126");
+    CHECK(fs_scale_value(0x1.234568p-100f, -40) == ldexpf(0x1.234568p-100f, -40), "a subnormal result rounds alike");
+}
+
 static void scales(void)
 {
     /* The maximum lands in [2^14, 2^15) for normal and subnormal maxima. */
@@ -123,6 +159,7 @@ int main(void)
     remainder_bounds();
     fp16_truncation();
     edges();
+    safe_window();
     scales();
     return check_report("test_fp32split_arith");
 }
