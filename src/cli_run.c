@@ -14,7 +14,7 @@ void mpb_cli_run_help(void)
 "                   [--reps N] [--warmup N] [--warmup-ms MS] [--backend auto|cuda|host]\n"
 "                   [--ref mpfr|dd|none] [--ref-samples N] [--dump DIR]\n"
 "                   [--csv FILE|-] [--resume] [--shard I/N] [--progress auto|always|never]\n"
-"                   [--dry-run] [--tag K=V]...\n"
+"                   [--vs-native] [--dry-run] [--tag K=V]...\n"
 "\n"
 "Runs every case of the Cartesian product schemes x parameters x generators x\n"
 "parameters x shapes x seeds, one CSV row per case (README: \"CSV columns\").\n"
@@ -52,6 +52,9 @@ void mpb_cli_run_help(void)
 "  --shard I/N            run only cases whose index % N == I (0 <= I < N)\n"
 "  --progress P           one line per case on stderr: auto (when stderr is a\n"
 "                         terminal), always, never\n"
+"  --vs-native            also run the target's native GEMM (sgemm or dgemm) on the\n"
+"                         same A and B, untimed, and write max |C - C_native| over\n"
+"                         every entry (column max_abs_vs_native: EGEMM-TC's metric)\n"
 "  --dry-run              print the expanded cases and their count; run nothing\n"
 "  --tag K=V              label recorded in the tags column and the meta.json\n"
 "                         (all tags together at most 1023 characters)\n"
@@ -229,6 +232,8 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             plan->resume = true;
         } else if (!strcmp(arg, "--dry-run")) {
             plan->dry_run = true;
+        } else if (!strcmp(arg, "--vs-native")) {
+            plan->vs_native = true;
         } else {
             mpb_cli_error("run", "unknown option '%s' (mpbench run --help lists them)", arg);
             return MPB_PARSE_ERROR;

@@ -20,7 +20,8 @@ const char *const mpb_csv_column_names[MPB_COL_COUNT] = {
  * first this many of the current list, as columns are only ever appended. */
 static int schema_columns(int version)
 {
-    static const int columns[MPB_CSV_SCHEMA_VERSION + 1] = {0, MPB_COL_tags + 1, MPB_COL_cr_mismatch + 1};
+    static const int columns[MPB_CSV_SCHEMA_VERSION + 1] = {0, MPB_COL_tags + 1, MPB_COL_cr_mismatch + 1,
+                                                              MPB_COL_max_abs_vs_native + 1};
     return columns[version];
 }
 

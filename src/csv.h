@@ -10,8 +10,9 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-/* 1: through tags; 2: ref_check (--ref dd) and cr_mismatch appended. */
-#define MPB_CSV_SCHEMA_VERSION 2
+/* 1: through tags; 2: ref_check (--ref dd) and cr_mismatch appended; 3:
+ * max_abs_vs_native (--vs-native) appended. */
+#define MPB_CSV_SCHEMA_VERSION 3
 
 #define MPB_CSV_COLUMNS(X)                                                                 \
     X(schema_version) X(run_id) X(case_id) X(scheme) X(scheme_version) X(params) X(target)  \
@@ -21,7 +22,7 @@
     X(err_max_rel) X(err_median_rel) X(rho_a_max) X(rho_b_max) X(rho_c_max) X(grade)        \
     X(nonfinite) X(out_hash) X(status) X(note) X(gpu_name) X(driver_version)                \
     X(cuda_runtime) X(cublas_version) X(mpbench_version) X(git_sha) X(settings) X(case)     \
-    X(tags) X(ref_check) X(cr_mismatch)
+    X(tags) X(ref_check) X(cr_mismatch) X(max_abs_vs_native)
 
 enum mpb_col {
 #define MPB_COL_ENUM(name) MPB_COL_##name,

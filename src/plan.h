@@ -55,6 +55,7 @@ struct mpb_plan {
     int shard_index, shard_count;
     enum mpb_progress progress;
     bool dry_run;
+    bool vs_native;          /* --vs-native: max |C - C_native| per case */
     char **tags;             /* "K=V"; joined by ';' at most MPB_TAGS_MAX characters */
     int n_tags;
 };

@@ -11,6 +11,7 @@
 #include "hash.h"
 #include "mpb_size.h"
 #include "reference.h"
+#include "registry.h"
 
 struct mpb_gemm mpb_case_gemm(const struct mpb_case *c)
 {
@@ -28,6 +29,7 @@ static void result_init(struct mpb_result *res)
         res->phase_ms[p] = NAN;
     res->info.slices = -1;
     res->info.fallback = -1;
+    res->max_abs_vs_native = NAN;
 }
 
 static void summarise_output(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t)
@@ -103,6 +105,8 @@ void mpb_case_memory(const struct mpb_runner *r, const struct mpb_case *c, struc
     else if (!cuda)
         mem->workspace = mem->matrices;
     mem->reference = ref_host_bytes(r, c);
+    if (r->vs_native) /* --vs-native: the native GEMM's C (on the GPU, and its download on the host) */
+        mem->workspace = mpb_size_add(mem->workspace, out);
     if (cuda) {
         mem->device = mpb_size_add(mem->matrices, mem->workspace);
         /* --ref dd on the GPU: A, B and three m×n double arrays, after the
@@ -112,6 +116,8 @@ void mpb_case_memory(const struct mpb_runner *r, const struct mpb_case *c, struc
             mem->device = dd;
         /* host: C downloaded, A and B too when kept for the reference */
         mem->host = mpb_size_add(r->keep_data ? mem->matrices : out, mem->reference);
+        if (r->vs_native)
+            mem->host = mpb_size_add(mem->host, out);
     } else {
         mem->host = mpb_size_add(mpb_size_add(mem->matrices, mem->workspace), mem->reference);
     }
@@ -196,6 +202,48 @@ static bool host_alloc(struct mpb_result *res, void **p, int64_t count, enum mpb
     return *p != NULL;
 }
 
+/* ---- --vs-native: the paper's metric of EGEMM-TC (papers/004 Eq. 10) ---- */
+
+/* The native GEMM of a target, which --vs-native compares with. */
+static const struct mpb_scheme *native_of(enum mpb_target t)
+{
+    return mpb_scheme_find(t == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
+}
+
+/* max |x - y| over `count` entries: 0 where both are the same non-finite
+ * value (or both NaN), +Inf where only one is finite or they differ so. */
+static double max_abs_diff(const void *x, const void *y, int64_t count, enum mpb_target t)
+{
+    double worst = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double p = t == MPB_TARGET_FP64 ? ((const double *)x)[i] : ((const float *)x)[i];
+        double q = t == MPB_TARGET_FP64 ? ((const double *)y)[i] : ((const float *)y)[i];
+        if ((isnan(p) && isnan(q)) || p == q)
+            continue;
+        double d = isfinite(p) && isfinite(q) ? fabs(p - q) : INFINITY;
+        worst = d > worst ? d : worst;
+    }
+    return worst;
+}
+
+/* The target's native host model on the same A and B, against C. */
+static void vs_native_host(const struct mpb_case *c, const struct mpb_gemm *g, struct mpb_result *res)
+{
+    const struct mpb_scheme *nat = native_of(g->target);
+    if (nat == c->scheme) {
+        res->max_abs_vs_native = 0;
+        return;
+    }
+    struct mpb_gemm n = *g;
+    double params[MPB_MAX_PARAMS] = {0};
+    struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
+    void *out = malloc(mpb_size_matrix(c->m, c->n, mpb_target_size(g->target)));
+    n.c = out;
+    if (out && nat->run_host(&n, params, &info) == MPB_STATUS_OK)
+        res->max_abs_vs_native = max_abs_diff(g->c, out, c->m * c->n, g->target);
+    free(out);
+}
+
 static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struct mpb_result *res)
 {
     struct mpb_gemm g = mpb_case_gemm(c);
@@ -229,6 +277,8 @@ static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struc
     if (res->status == MPB_STATUS_OK) {
         res->time_ms = mpb_timing_stats(times, r->reps);
         summarise_output(res, out, c->m * c->n, g.target);
+        if (r->vs_native)
+            vs_native_host(c, &g, res);
     } else if (!res->note[0]) {
         snprintf(res->note, sizeof res->note, "%s", res->info.note);
     }
@@ -264,6 +314,40 @@ static bool download_copy(const struct mpb_runner *r, struct mpb_result *res, vo
         return false;
     }
     return true;
+}
+
+/* The target's native GEMM (cuBLAS) on the same device A and B into a second
+ * C, downloaded and compared with `hc`, the scheme's C. false after a CUDA
+ * failure (recorded in res). */
+static bool vs_native_cuda(const struct mpb_runner *r, const struct mpb_case *c, const struct mpb_gemm *g,
+                           const void *hc, struct mpb_result *res)
+{
+    const struct mpb_scheme *nat = native_of(g->target);
+    if (nat == c->scheme) {
+        res->max_abs_vs_native = 0;
+        return true;
+    }
+    char why[256];
+    if (nat->check && !nat->check(NULL, g, mpb_cuda_device(r->env), why, sizeof why))
+        return true; /* the native GEMM cannot run this shape: the metric stays empty */
+    const size_t bytes = mpb_size_matrix(c->m, c->n, mpb_target_size(g->target));
+    struct mpb_gemm n = *g;
+    double params[MPB_MAX_PARAMS] = {0};
+    void *dev = NULL, *state = NULL, *host = NULL;
+    bool ok = mpb_cuda_alloc(r->env, &dev, bytes) == MPB_STATUS_OK;
+    n.c = dev;
+    ok = ok && nat->cuda->setup(r->env, &n, params, &state) == MPB_STATUS_OK;
+    ok = ok && nat->cuda->run(r->env, state, &n, NULL) == MPB_STATUS_OK && mpb_cuda_sync(r->env) == MPB_STATUS_OK;
+    if (state)
+        nat->cuda->teardown(r->env, state);
+    ok = ok && download_copy(r, res, &host, dev, c->m * c->n, g->target);
+    if (ok)
+        res->max_abs_vs_native = max_abs_diff(hc, host, c->m * c->n, g->target);
+    else if (res->status == MPB_STATUS_OK)
+        cuda_failure(r, res, "--vs-native's native GEMM");
+    free(host);
+    mpb_cuda_free(r->env, dev);
+    return ok;
 }
 
 static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struct mpb_result *res)
@@ -317,6 +401,10 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     if (!download_copy(r, res, &hc, out, c->m * c->n, g.target))
         goto done;
     summarise_output(res, hc, c->m * c->n, g.target);
+    if (r->vs_native && !vs_native_cuda(r, c, &g, hc, res)) {
+        free(hc);
+        goto done;
+    }
     if (r->keep_data && download_copy(r, res, &res->a, a, c->m * c->k, g.target) &&
         download_copy(r, res, &res->b, b, c->k * c->n, g.target))
         res->c = hc;

@@ -16,6 +16,7 @@ struct mpb_runner {
     int warmup_ms;            /* untimed calls go on until this many ms have passed (0: none) */
     bool keep_data;           /* hand A, B and C back in host memory (selftest, reference) */
     bool ref_dd;              /* --ref dd follows (its buffers count in the memory a case needs) */
+    bool vs_native;           /* --vs-native: also run the target's native GEMM on the same A, B */
 };
 
 struct mpb_result {
@@ -30,6 +31,7 @@ struct mpb_result {
     int64_t nonfinite;                  /* NaN/Inf entries of C (never-written entries stay NaN) */
     uint64_t out_hash;                  /* mpb_hash_words over C's bytes, column-major */
     void *a, *b, *c;                    /* host copies when keep_data, else NULL */
+    double max_abs_vs_native;           /* max |C - C_native| over C (EGEMM-TC's metric), NaN if not run */
 };
 
 void mpb_run_case(const struct mpb_runner *r, const struct mpb_case *c, struct mpb_result *res);

@@ -4,6 +4,7 @@
  * Input (corpus/csv/): a CSV file, written to a scratch file and resumed.
  * Checks: when the file is accepted, a row appended to it is accepted by the
  * next resume, with one more row and that row's case_id. */
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,7 +37,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FUZZ_CHECK(rows >= 0);
     (void)mpb_csv_has_case(csv, id);
     struct mpb_row row = {0};
-    mpb_row_set(&row, MPB_COL_schema_version, "2");
+    char schema[8];
+    snprintf(schema, sizeof schema, "%d", MPB_CSV_SCHEMA_VERSION);
+    mpb_row_set(&row, MPB_COL_schema_version, schema);
     mpb_row_set(&row, MPB_COL_case_id, id);
     mpb_row_set(&row, MPB_COL_note, "a note, with \"quotes\"\nand a newline");
     FUZZ_CHECK(mpb_csv_write(csv, &row));

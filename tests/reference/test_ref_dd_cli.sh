@@ -1,7 +1,7 @@
 #!/bin/sh
 # --ref dd end to end on the host backend (README "Accuracy"): the ref, ref_entries
 # and ref_check cells, the same grade as --ref mpfr, every entry above the
-# sampling size, fp32, NaN/Inf inputs; --resume on a schema-2 file and its
+# sampling size, fp32, NaN/Inf inputs; --resume on a schema-3 file and its
 # refusal of a schema-1 file. Usage: test_ref_dd_cli.sh path/to/mpbench SOURCE_ROOT
 set -u
 MPB=$1
@@ -58,8 +58,9 @@ run_case() { # CSV REF ARGS...: one host run, exit 0 expected
 # A small case: every entry checked by both references; same grade.
 run_case "$TMP/dd.csv" dd -s dgemm -g phi --size 33
 run_case "$TMP/mpfr.csv" mpfr -s dgemm -g phi --size 33
-head -n 1 "$TMP/dd.csv" | grep -q ',tags,ref_check,cr_mismatch$' || fail "header does not end with tags,ref_check,cr_mismatch"
-[ "$(cell "$TMP/dd.csv" 1 schema_version)" = 2 ] || fail "schema_version is not 2"
+head -n 1 "$TMP/dd.csv" | grep -q ',tags,ref_check,cr_mismatch,max_abs_vs_native$' ||
+    fail "header does not end with tags,ref_check,cr_mismatch,max_abs_vs_native"
+[ "$(cell "$TMP/dd.csv" 1 schema_version)" = 3 ] || fail "schema_version is not 3"
 [ "$(cell "$TMP/dd.csv" 1 ref)" = dd ] || fail "ref cell: $(cell "$TMP/dd.csv" 1 ref)"
 [ "$(cell "$TMP/dd.csv" 1 ref_entries)" = 1089 ] || fail "ref_entries: $(cell "$TMP/dd.csv" 1 ref_entries), want 33*33"
 check=$(cell "$TMP/dd.csv" 1 ref_check)
@@ -90,12 +91,12 @@ for r in 1 2 3 4; do
     done
 done
 
-# --resume: a schema-2 file resumes (nothing left to run); a schema-1 file is refused by name.
+# --resume: a schema-3 file resumes (nothing left to run); a schema-1 file is refused by name.
 expect 0 "1 cases already in $TMP/dd.csv were skipped" -- \
     run -s dgemm -g phi --size 33 --backend host --ref dd --csv "$TMP/dd.csv" --resume
 [ "$(wc -l <"$TMP/dd.csv")" = 2 ] || fail "--resume added rows"
 cp "$ROOT/tests/gate/schema1.csv" "$TMP/v1.csv"
-expect 2 "$TMP/v1.csv has CSV schema_version 1, this mpbench writes schema_version 2" -- \
+expect 2 "$TMP/v1.csv has CSV schema_version 1, this mpbench writes schema_version 3" -- \
     run -s dgemm -g phi --size 33 --backend host --ref dd --csv "$TMP/v1.csv" --resume
 cmp -s "$ROOT/tests/gate/schema1.csv" "$TMP/v1.csv" || fail "the refused schema-1 file was changed"
 
