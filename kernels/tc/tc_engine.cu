@@ -344,6 +344,10 @@ extern "C" int tc_gemm_supported(const struct tc_gemm_args *a, char *why, size_t
                  tc_flush_step(a->fmt));
         return 0;
     }
+    if (a->max_stages != 0 && (a->max_stages < 2 || a->max_stages > TC_MAX_STAGES)) {
+        snprintf(why, why_len, "tensor-core engine: max_stages must be 0 (as many as fit) or 2..%d", TC_MAX_STAGES);
+        return 0;
+    }
     return 1;
 }
 
@@ -375,6 +379,8 @@ extern "C" int tc_plan_create(const struct tc_gemm_args *a, struct tc_plan **out
     const int stage_bytes = (a->n_a_planes * TC_BM + a->n_b_planes * plan->bn) * bk_bytes;
     kernel_params *p = &plan->params;
     p->stages = stages_for(stage_bytes);
+    if (a->max_stages && p->stages > a->max_stages) /* a shallower pipeline: E5's ablation */
+        p->stages = a->max_stages;
     if (p->stages < 2) {
         free(plan);
         snprintf(why, why_len, "tensor-core engine: %d+%d planes do not fit two pipeline stages",
@@ -463,4 +469,9 @@ extern "C" void tc_plan_describe(const struct tc_plan *plan, char *buf, size_t l
     const kernel_params *p = &plan->params;
     snprintf(buf, len, "tile=%dx%dx%d stages=%d planes=%d+%d pairs=%d", TC_BM, plan->bn,
              plan->bk_bytes / tc_plane_elem_bytes(plan->fmt), p->stages, p->n_a, p->n_b, p->n_pairs);
+}
+
+extern "C" int tc_plan_stages(const struct tc_plan *plan)
+{
+    return plan->params.stages;
 }

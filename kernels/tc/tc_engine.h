@@ -46,6 +46,7 @@ struct tc_gemm_args {
     const int *row_exp, *col_exp;        /* device arrays of m and n exponents, or NULL */
     float *c;
     int64_t ldc;
+    int max_stages;                      /* pipeline stages at most (2..8; 0: as many as fit) */
 };
 
 /* Row length of a plane for inner dimension k: k rounded up so that rows
@@ -73,6 +74,9 @@ void tc_plan_destroy(struct tc_plan *plan);
 
 /* What the plan chose (for a scheme's `settings`): "tile=128x256x64 stages=4 ...". */
 void tc_plan_describe(const struct tc_plan *plan, char *buf, size_t len);
+
+/* The pipeline depth the plan chose. */
+int tc_plan_stages(const struct tc_plan *plan);
 
 #ifdef __cplusplus
 }

@@ -23,13 +23,21 @@
  *
  * Usage: bench_lowp_gemm [N...]   (default 4096 8192 16384)
  * Output: one CSV line per (path, n, blocks, warm):
- * path,n,blocks,warm,ms_median,tops. */
+ * path,n,blocks,warm,ms_median,tops.
+ *
+ * bench_lowp_gemm --stages [N...] is E5's pipeline-depth ablation
+ * (specs/egemm.md; EGEMM-TC Fig. 11 credits its scheduling with 1.14x):
+ * the engine with FP16 planes, one pair (`engine_fp16`) and egemm's four
+ * (`engine_fp16_egemm`: 2+2 planes, lo*lo, lo*hi, hi*lo, hi*hi), at every
+ * depth from two stages to the deepest that fits, sustained only. Output:
+ * path,n,pairs,stages,ms_median,tops, tops counting every pair's 2n^3. */
 #include <cublas_v2.h>
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "tc/tc_engine.h"
 
@@ -186,21 +194,30 @@ static double bench_median_ms(const struct bench *x, enum bench_path path, int n
     return 0.5 * ((double)ms[BENCH_REPS / 2 - 1] + (double)ms[BENCH_REPS / 2]);
 }
 
-/* The engine's launch on x's buffers: one plane of A and of B (n x n,
- * K-major), one pair; false (said) when the engine cannot run here. */
-static bool make_plan(struct bench *x, enum bench_path path, int n)
+/* The engine's launch on x's buffers: A and B n x n, K-major, with
+ * `planes` planes each (plane p at p*n*n elements) and the pairs given,
+ * at most max_stages deep (0: as deep as fits); false (said) when the
+ * engine cannot run here. */
+static bool make_plan(struct bench *x, enum bench_path path, int n, int planes, int n_pairs,
+                      const struct tc_pair *pairs, int max_stages)
 {
     struct tc_gemm_args g = {};
     g.m = g.n = g.k = n;
-    g.n_a_planes = g.n_b_planes = g.n_pairs = 1;
+    g.n_a_planes = g.n_b_planes = planes;
+    g.n_pairs = n_pairs;
     g.accum = TC_ACCUM_TC;
     g.c = (float *)x->c;
     g.ldc = n;
+    g.max_stages = max_stages;
     g.fmt = path == PATH_ENGINE_FP16 ? TC_IN_FP16 : path == PATH_ENGINE_BF16 ? TC_IN_BF16 : TC_IN_TF32;
     g.ld = tc_plane_ld(g.fmt, n);
-    g.a_planes[0] = x->a;
-    g.b_planes[0] = x->b;
-    g.pairs[0] = (struct tc_pair){0, 0};
+    const size_t plane_bytes = (size_t)n * g.ld * tc_plane_elem_bytes(g.fmt);
+    for (int p = 0; p < planes; p++) {
+        g.a_planes[p] = (const char *)x->a + p * plane_bytes;
+        g.b_planes[p] = (const char *)x->b + p * plane_bytes;
+    }
+    for (int q = 0; q < n_pairs; q++)
+        g.pairs[q] = pairs[q];
     char why[256];
     if (tc_plan_create(&g, &x->plan, why, sizeof why) != 0) {
         fprintf(stderr, "bench_lowp_gemm: %s skipped: %s\n", path_names[path], why);
@@ -209,10 +226,44 @@ static bool make_plan(struct bench *x, enum bench_path path, int n)
     return true;
 }
 
+static const struct tc_pair one_pair[] = {{0, 0}};
+static const struct tc_pair egemm_pairs[] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
+
+/* E5's pipeline depth: one pair and egemm's four at every depth that fits. */
+static void bench_stages(struct bench *x, const int *sizes, int n_sizes)
+{
+    printf("path,n,pairs,stages,ms_median,tops\n");
+    for (int i = 0; i < n_sizes; i++) {
+        const int n = sizes[i];
+        for (int egemm = 0; egemm <= 1; egemm++) {
+            const int planes = egemm ? 2 : 1, n_pairs = egemm ? 4 : 1;
+            bench_fill<<<1024, 256>>>(x->a, (size_t)planes * n * n, PATH_ENGINE_FP16, 1u);
+            bench_fill<<<1024, 256>>>(x->b, (size_t)planes * n * n, PATH_ENGINE_FP16, 2u);
+            RT(cudaGetLastError());
+            for (int depth = 2;; depth++) {
+                if (!make_plan(x, PATH_ENGINE_FP16, n, planes, n_pairs, egemm ? egemm_pairs : one_pair, depth))
+                    break;
+                const int stages = tc_plan_stages(x->plan);
+                if (stages == depth) {
+                    double ms = bench_median_ms(x, PATH_ENGINE_FP16, n, 1, true);
+                    printf("%s,%d,%d,%d,%.4f,%.1f\n", egemm ? "engine_fp16_egemm" : "engine_fp16", n, n_pairs,
+                           stages, ms, n_pairs * 2.0 * n * (double)n * n / ms * 1e-9);
+                    fflush(stdout);
+                }
+                tc_plan_destroy(x->plan);
+                x->plan = NULL;
+                if (stages < depth) /* the deepest that fits was the previous one */
+                    break;
+            }
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     int sizes[16], n_sizes = 0;
-    for (int i = 1; i < argc && n_sizes < 16; i++) {
+    const bool stages_mode = argc > 1 && strcmp(argv[1], "--stages") == 0;
+    for (int i = 1 + stages_mode; i < argc && n_sizes < 16; i++) {
         char *end;
         long v = strtol(argv[i], &end, 10);
         if (*end || v < 256 || v > 32768 || v % 256) {
@@ -240,8 +291,11 @@ int main(int argc, char **argv)
     RT(cudaMalloc(&x.b, bytes));
     RT(cudaMalloc(&x.c, bytes));
     BLAS(cublasCreate(&x.handle));
-    printf("path,n,blocks,warm,ms_median,tops\n");
-    for (int i = 0; i < n_sizes; i++) {
+    if (stages_mode)
+        bench_stages(&x, sizes, n_sizes);
+    else
+        printf("path,n,blocks,warm,ms_median,tops\n");
+    for (int i = 0; i < n_sizes && !stages_mode; i++) {
         int n = sizes[i];
         double flops = 2.0 * n * (double)n * n;
         for (int p = PATH_INT8_TN; p <= PATH_ENGINE_TF32; p++) {
@@ -249,7 +303,7 @@ int main(int argc, char **argv)
             bench_fill<<<1024, 256>>>(x.a, count, (enum bench_path)p, 1u);
             bench_fill<<<1024, 256>>>(x.b, count, (enum bench_path)p, 2u);
             RT(cudaGetLastError());
-            if (p >= PATH_ENGINE_FP16 && !make_plan(&x, (enum bench_path)p, n))
+            if (p >= PATH_ENGINE_FP16 && !make_plan(&x, (enum bench_path)p, n, 1, 1, one_pair, 0))
                 continue;
             bool is_int8 = p == PATH_INT8_TN || p == PATH_INT8_NN;
             for (int blocks = 1; blocks <= (is_int8 ? 4 : 1); blocks *= 2)

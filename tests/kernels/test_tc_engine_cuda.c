@@ -2,7 +2,8 @@
  * the H200's MMA model, bit for bit: every input format, both accumulations,
  * one to three planes per operand with the pair lists of the split schemes,
  * scaled and unscaled, on awkward shapes (1, 7, 33, 127, non-square, k not a
- * multiple of the k-tile). Entries are compared on a sample of at most 3000
+ * multiple of the k-tile), with the deepest pipeline that fits and with
+ * two or three stages. Entries are compared on a sample of at most 3000
  * per case (the host model is slow); every entry is checked for being
  * written (C is poisoned with NaN first). Exits 77 without a GPU. */
 #include <math.h>
@@ -48,6 +49,7 @@ struct config {
     enum tc_accum accum;
     int flush_k;
     bool scaled;
+    int max_stages;
 };
 
 static bool run_case(struct mpb_cuda_env *env, enum tc_input fmt, const struct config *cfg, int64_t m, int64_t n,
@@ -73,7 +75,7 @@ static bool run_case(struct mpb_cuda_env *env, enum tc_input fmt, const struct c
     CHECK(ok, "setting up %lldx%lldx%lld: %s", (long long)m, (long long)n, (long long)k, mpb_cuda_last_error(env));
     struct tc_gemm_args g = {.fmt = fmt, .m = m, .n = n, .k = k, .n_a_planes = cfg->a_planes,
                              .n_b_planes = cfg->b_planes, .ld = ld, .n_pairs = cfg->n_pairs, .accum = cfg->accum,
-                             .flush_k = cfg->flush_k, .ldc = m};
+                             .flush_k = cfg->flush_k, .ldc = m, .max_stages = cfg->max_stages};
     memcpy(g.pairs, cfg->pairs, sizeof g.pairs);
     struct tc_plan *plan = NULL;
     char why[256] = "";
@@ -150,6 +152,8 @@ int main(void)
         {3, 3, 6, {{2, 0}, {1, 1}, {0, 2}, {1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_TC, 0, false}, /* ape_bf16x3 */
         {1, 1, 1, {{0, 0}}, TC_ACCUM_RN, 256, true},
         {2, 2, 5, {{1, 1}, {1, 0}, {0, 1}, {0, 0}, {1, 1}}, TC_ACCUM_RN, 32, false},
+        {2, 2, 4, {{1, 1}, {1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_TC, 0, true, 2},   /* shallow pipelines */
+        {1, 1, 1, {{0, 0}}, TC_ACCUM_RN, 64, false, 3},
     };
     static const int64_t shapes[][3] = {{1, 1, 1},     {7, 7, 7},     {33, 33, 33},   {127, 127, 127},
                                         {1, 300, 77},  {300, 1, 200}, {200, 300, 77}, {129, 257, 1000},
