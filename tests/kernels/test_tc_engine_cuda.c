@@ -145,13 +145,13 @@ int main(void)
         return 77;
     }
     static const struct config configs[] = {
-        {1, 1, 1, {{0, 0}}, TC_ACCUM_TC, 0, false},
-        {2, 2, 4, {{1, 1}, {1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_TC, 0, true},      /* egemm, markidis */
-        {2, 2, 3, {{1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_RN, 64, false},            /* tf32x3, accum=rn */
-        {1, 2, 2, {{0, 1}, {0, 0}}, TC_ACCUM_TC, 0, true},                      /* refine_fp16 tau=100 */
-        {3, 3, 6, {{2, 0}, {1, 1}, {0, 2}, {1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_TC, 0, false}, /* ape_bf16x3 */
-        {1, 1, 1, {{0, 0}}, TC_ACCUM_RN, 256, true},
-        {2, 2, 5, {{1, 1}, {1, 0}, {0, 1}, {0, 0}, {1, 1}}, TC_ACCUM_RN, 32, false},
+        {1, 1, 1, {{0, 0}}, TC_ACCUM_TC, 0, false, 0},
+        {2, 2, 4, {{1, 1}, {1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_TC, 0, true, 0},      /* egemm, markidis */
+        {2, 2, 3, {{1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_RN, 64, false, 0},            /* tf32x3, accum=rn */
+        {1, 2, 2, {{0, 1}, {0, 0}}, TC_ACCUM_TC, 0, true, 0},                      /* refine_fp16 tau=100 */
+        {3, 3, 6, {{2, 0}, {1, 1}, {0, 2}, {1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_TC, 0, false, 0}, /* ape_bf16x3 */
+        {1, 1, 1, {{0, 0}}, TC_ACCUM_RN, 256, true, 0},
+        {2, 2, 5, {{1, 1}, {1, 0}, {0, 1}, {0, 0}, {1, 1}}, TC_ACCUM_RN, 32, false, 0},
         {2, 2, 4, {{1, 1}, {1, 0}, {0, 1}, {0, 0}}, TC_ACCUM_TC, 0, true, 2},   /* shallow pipelines */
         {1, 1, 1, {{0, 0}}, TC_ACCUM_RN, 64, false, 3},
     };
