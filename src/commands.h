@@ -3,6 +3,7 @@
 #define MPB_COMMANDS_H
 
 int mpb_cmd_run(int argc, char **argv);
+int mpb_cmd_tune(int argc, char **argv);
 int mpb_cmd_list(int argc, char **argv);
 int mpb_cmd_selftest(int argc, char **argv);
 int mpb_cmd_gate(int argc, char **argv);

@@ -13,6 +13,8 @@ static void usage(FILE *f)
           "\n"
           "commands:\n"
           "  run        run a sweep of cases, one CSV row each (mpbench run --help)\n"
+          "  tune       choose a level (scheme configuration) per GEMM of a chain: moTuner,\n"
+          "             MixPert's greedy tuner, exhaustive, PriorK (mpbench tune --help)\n"
           "  list       list schemes and generators with their parameters\n"
           "  selftest   check the GPU against the host models, and the host models\n"
           "             against their error bounds\n"
@@ -53,6 +55,8 @@ int main(int argc, char **argv)
     const char *cmd = argv[1];
     if (!strcmp(cmd, "run"))
         return mpb_cmd_run(argc - 1, argv + 1);
+    if (!strcmp(cmd, "tune"))
+        return mpb_cmd_tune(argc - 1, argv + 1);
     if (!strcmp(cmd, "list"))
         return mpb_cmd_list(argc - 1, argv + 1);
     if (!strcmp(cmd, "selftest"))

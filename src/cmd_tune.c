@@ -1,0 +1,530 @@
+/* `mpbench tune`: choose a level (a scheme configuration) per GEMM of a
+ * chain with moTuner's, MixPert's, exhaustive and PriorK strategies
+ * (README "mpbench tune"). Options and the loop over chains, sizes,
+ * thresholds and strategies here; the chains, levels, problem, cost file,
+ * strategies and output in src/tune/. */
+#include "commands.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "meta.h"
+#include "registry.h"
+#include "tune/chain.h"
+#include "tune/cost.h"
+#include "tune/level.h"
+#include "tune/output.h"
+#include "tune/problem.h"
+#include "tune/strategy.h"
+
+#define CMD "tune"
+#define MAX_CHAINS 8
+#define MAX_THRESHOLDS 16
+
+static void help(void)
+{
+    puts(
+"usage: mpbench tune -c CHAIN[,CHAIN...] --size VALUES\n"
+"                    --levels SCHEME[,SCHEME...] [-a KEY=VALUES]... [--levels ...]...\n"
+"                    --threshold T[,T...] [--strategy S[,S...]] [--cost-model measured|FILE]\n"
+"                    [--seed N] [--backend auto|cuda|host] [--reps N] [--warmup N]\n"
+"                    [--exhaustive-limit N] [--csv FILE]\n"
+"\n"
+"Chooses a level for each GEMM of a chain so that the chain's output stays within\n"
+"a threshold of the FP64 run of the same chain (same FP32 inputs, every GEMM a\n"
+"dgemm, the elementwise steps in double) at the least predicted time; reports per\n"
+"strategy the choice, its predicted and measured time against the all-sgemm chain,\n"
+"its error, the tuning cost, and the choice validated on the inputs of seed + 1.\n"
+"\n"
+"  -c CHAIN[,...]        micro3, micro6, micro9: 3, 6, 9 dependent n x n x n GEMMs\n"
+"                        (X_i = X_(i-1) W_i, moTuner's Micro); mlp3: a 3-layer MLP\n"
+"                        forward pass (GEMM + bias + ReLU), batch and widths n\n"
+"  --size VALUES         n (VALUES as in run)\n"
+"  --levels SCHEME[,...] FP32 schemes (mpbench list schemes); -a KEY=VALUES after it\n"
+"                        sets a parameter of those schemes, a list makes one level\n"
+"                        per value (--levels refine_fp16 -a tau=000,110); repeatable.\n"
+"                        Levels are ranked by GEMM 1's error alone, least accurate\n"
+"                        first: moTuner's repair and MixPert's steps move along it\n"
+"  --threshold T[,...]   E1..E8 (moTuner's Table 3: E1-E4 fro_rel 5e-2, 5e-3, 5e-4,\n"
+"                        5e-5; E5-E8 abs 100, 10, 1, 0.1) or VALUE:fro_rel or\n"
+"                        VALUE:abs; fro_rel = ||X - X64||_F / ||X64||_F,\n"
+"                        abs = max |X - X64|\n"
+"  --strategy S[,...]    motuner (papers/003 Alg. 1), greedy (papers/000 §3.4),\n"
+"                        exhaustive (every configuration: refused above\n"
+"                        --exhaustive-limit), priork (papers/003's PriorK: a random\n"
+"                        pick of the fastest 1% of the per-GEMM acceptable levels)\n"
+"                        (default motuner,greedy,priork)\n"
+"  --cost-model M        what a GEMM under a level costs, which the strategies\n"
+"                        minimise: measured (default): timed on this backend (on\n"
+"                        host these are the host models' times, which say nothing\n"
+"                        about GPU speed); FILE: time_ms_median of an mpbench run\n"
+"                        CSV (say a GPU sweep) with the level's scheme and params\n"
+"                        and the GEMM's m, n, k, every level and sgemm needed\n"
+"  --seed N              the inputs' seed (default 1); N + 1 validates\n"
+"  --backend B           cuda, host, or auto (default)\n"
+"  --reps N, --warmup N  timed and untimed calls per GEMM on the GPU (default 10, 3)\n"
+"  --exhaustive-limit N  most configurations exhaustive visits (default 20000)\n"
+"  --csv FILE            one row per chain, size, threshold and strategy, and\n"
+"                        FILE.meta.json (README \"mpbench tune\")\n"
+"\n"
+"The measured time of a chain is the sum of its GEMMs' times (elementwise steps\n"
+"untimed). Blocked Cholesky/LU chains and FP64 levels are not built yet.\n"
+"Exit: 0 ok; 2 usage error; 3 runtime error (a GEMM failed, I/O); 77 no GPU\n"
+"with --backend cuda.");
+}
+
+struct threshold {
+    char text[48];
+    enum mpb_tune_metric metric;
+    double value;
+};
+
+struct tune_args {
+    char *chains[MAX_CHAINS];
+    int n_chains;
+    struct mpb_int_list sizes;
+    struct mpb_selection *levels;
+    int n_level_sel, last_first;
+    struct threshold th[MAX_THRESHOLDS];
+    int n_th;
+    int strategies[MPB_TUNE_STRATEGY_COUNT], n_strategies;
+    const char *cost_path; /* NULL: measured */
+    long seed, reps, warmup;
+    struct mpb_tune_options opt;
+    enum mpb_backend_choice backend;
+    const char *csv_path;
+    char *chain_text; /* -c's copy, which chains[] point into */
+    int argc;
+    char **argv;
+};
+
+/* moTuner's error categories, papers/003 Table 3. */
+static const struct threshold categories[] = {
+    {"E1", MPB_TUNE_FRO_REL, 5e-2}, {"E2", MPB_TUNE_FRO_REL, 5e-3}, {"E3", MPB_TUNE_FRO_REL, 5e-4},
+    {"E4", MPB_TUNE_FRO_REL, 5e-5}, {"E5", MPB_TUNE_ABS, 100},      {"E6", MPB_TUNE_ABS, 10},
+    {"E7", MPB_TUNE_ABS, 1},        {"E8", MPB_TUNE_ABS, 0.1},
+};
+
+static bool parse_thresholds(const char *text, struct tune_args *t)
+{
+    char *copy = strdup(text);
+    bool ok = copy != NULL;
+    for (char *p = copy, *item; ok && (item = strsep(&p, ",")) != NULL;) {
+        struct threshold th = {0};
+        const char *colon = strchr(item, ':');
+        char *end;
+        bool known = false;
+        for (size_t c = 0; c < sizeof categories / sizeof *categories && !known; c++)
+            if (!strcmp(item, categories[c].text))
+                th = categories[c], known = true;
+        if (!known && colon) {
+            th.value = strtod(item, &end);
+            int metric = -1;
+            for (int m = 0; mpb_tune_metric_names[m]; m++)
+                if (!strcmp(colon + 1, mpb_tune_metric_names[m]))
+                    metric = m;
+            known = end == colon && end != item && th.value > 0 && isfinite(th.value) && metric >= 0;
+            th.metric = (enum mpb_tune_metric)metric;
+            snprintf(th.text, sizeof th.text, "%s", item);
+        }
+        if (!known || t->n_th == MAX_THRESHOLDS) {
+            mpb_cli_error(CMD, "--threshold '%s': expected E1..E8 or VALUE:fro_rel or VALUE:abs with a positive "
+                          "VALUE (at most %d thresholds)", item, MAX_THRESHOLDS);
+            ok = false;
+        } else {
+            t->th[t->n_th++] = th;
+        }
+    }
+    free(copy);
+    return ok;
+}
+
+static bool parse_strategies(const char *text, struct tune_args *t)
+{
+    char *copy = strdup(text);
+    bool ok = copy != NULL;
+    t->n_strategies = 0;
+    for (char *p = copy, *item; ok && (item = strsep(&p, ",")) != NULL;) {
+        int s;
+        ok = mpb_cli_choice(CMD, "--strategy", item, mpb_tune_strategy_words, &s);
+        for (int i = 0; ok && i < t->n_strategies; i++)
+            if (t->strategies[i] == s) {
+                mpb_cli_error(CMD, "--strategy '%s': %s is given twice", text, item);
+                ok = false;
+            }
+        if (ok)
+            t->strategies[t->n_strategies++] = s;
+    }
+    free(copy);
+    return ok;
+}
+
+static bool parse_chains(const char *text, struct tune_args *t)
+{
+    free(t->chain_text);
+    t->chain_text = strdup(text);
+    t->n_chains = 0;
+    bool ok = t->chain_text != NULL;
+    for (char *p = t->chain_text, *item; ok && (item = strsep(&p, ",")) != NULL;) {
+        int c;
+        ok = t->n_chains < MAX_CHAINS && mpb_cli_choice(CMD, "-c", item, mpb_tune_chain_names, &c);
+        if (ok)
+            t->chains[t->n_chains++] = item;
+    }
+    return ok;
+}
+
+static bool parse_option(int argc, char **argv, int *i, struct tune_args *t)
+{
+    const char *val;
+    long n;
+    int word;
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "-c")))
+        return *val && parse_chains(val, t);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--levels")))
+        return *val && mpb_cli_add_selections(CMD, "--levels", val, true, &t->levels, &t->n_level_sel, &t->last_first);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "-a"))) {
+        if (!*val)
+            return false;
+        if (t->n_level_sel == 0) {
+            mpb_cli_error(CMD, "-a %s: give --levels SCHEME before its -a", val);
+            return false;
+        }
+        for (int s = t->last_first; s < t->n_level_sel; s++)
+            if (!mpb_cli_apply_arg(CMD, val, &t->levels[s]))
+                return false;
+        return true;
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--size")))
+        return *val && mpb_cli_int_list(CMD, "--size", val, 1, 1 << 16, &t->sizes);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--threshold")))
+        return *val && parse_thresholds(val, t);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--strategy")))
+        return *val && parse_strategies(val, t);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--cost-model"))) {
+        t->cost_path = strcmp(val, "measured") ? val : NULL;
+        return *val != '\0';
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--seed"))) {
+        if (!*val || !mpb_cli_int(CMD, "--seed", val, 0, (1L << 53) - 1, &n))
+            return false;
+        t->seed = n;
+        return true;
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--reps")))
+        return *val && mpb_cli_int(CMD, "--reps", val, 1, 100000, &t->reps);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--warmup")))
+        return *val && mpb_cli_int(CMD, "--warmup", val, 0, 100000, &t->warmup);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--exhaustive-limit"))) {
+        if (!*val || !mpb_cli_int(CMD, "--exhaustive-limit", val, 1, 100000000, &n))
+            return false;
+        t->opt.exhaustive_limit = n;
+        return true;
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--backend"))) {
+        if (!*val || !mpb_cli_choice(CMD, "--backend", val, mpb_backend_words, &word))
+            return false;
+        t->backend = (enum mpb_backend_choice)word;
+        return true;
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--csv"))) {
+        t->csv_path = val;
+        return *val != '\0';
+    }
+    mpb_cli_error(CMD, "unknown option '%s' (mpbench tune --help lists them)", argv[*i]);
+    return false;
+}
+
+/* What is missing or cannot run, said before anything runs. */
+static bool check_args(struct tune_args *t, struct mpb_tune_level *levels, int *n_levels)
+{
+    const char *missing = !t->n_chains ? "-c CHAIN" : !t->sizes.n ? "--size VALUES"
+                        : !t->n_level_sel ? "--levels SCHEME" : !t->n_th ? "--threshold T" : NULL;
+    if (missing) {
+        mpb_cli_error(CMD, "no %s given (mpbench tune --help)", missing);
+        return false;
+    }
+    char why[512];
+    *n_levels = mpb_tune_levels_expand(t->levels, t->n_level_sel, levels, MPB_TUNE_MAX_LEVELS, why, sizeof why);
+    if (*n_levels < 0) {
+        mpb_cli_error(CMD, "%s", why);
+        return false;
+    }
+    for (int c = 0; c < t->n_chains; c++) {
+        struct mpb_tune_chain chain;
+        if (!mpb_tune_chain_build(t->chains[c], 1, &chain, why, sizeof why))
+            return false;
+        for (int s = 0; s < t->n_strategies; s++)
+            if (!mpb_tune_feasible((enum mpb_tune_strategy)t->strategies[s], chain.n_ops, *n_levels, &t->opt, why,
+                                   sizeof why)) {
+                mpb_cli_error(CMD, "--strategy exhaustive on %s: %s", chain.name, why);
+                return false;
+            }
+    }
+    return true;
+}
+
+static double seconds_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* ---- one chain at one size ---------------------------------------------- */
+
+struct session {
+    const struct tune_args *args;
+    struct mpb_tune_exec exec;
+    const char *impl, *gpu_name, *cost_model;
+    struct mpb_tune_costs costs; /* --cost-model FILE */
+    struct mpb_tune_level sgemm;
+    FILE *csv;
+    char run_id[48];
+};
+
+/* Levels ranked from the least accurate: by GEMM 1's fro_rel error alone,
+ * larger first; equal errors keep the command-line order. */
+static bool rank_levels(struct mpb_tune_chain_run *r, const struct mpb_tune_level *given, int n,
+                        struct mpb_tune_level *ranked, double *err, char *why, size_t why_len)
+{
+    double e[MPB_TUNE_MAX_LEVELS];
+    r->levels = given;
+    r->metric = MPB_TUNE_FRO_REL;
+    for (int l = 0; l < n; l++)
+        if (!mpb_tune_chain_run_standalone(r, 0, l, &e[l], why, why_len))
+            return false;
+    int order[MPB_TUNE_MAX_LEVELS];
+    for (int l = 0; l < n; l++) {
+        int j = l;
+        for (; j > 0 && e[order[j - 1]] < e[l]; j--)
+            order[j] = order[j - 1];
+        order[j] = l;
+    }
+    for (int l = 0; l < n; l++) {
+        ranked[l] = given[order[l]];
+        err[l] = e[order[l]];
+    }
+    r->levels = ranked;
+    return true;
+}
+
+/* The predicted time of op i under level l; ops of one shape share one
+ * measurement. */
+static bool op_cost(struct session *s, struct mpb_tune_chain_run *r, const struct mpb_tune_level *level, int op,
+                    double *ms, char *why, size_t why_len)
+{
+    const struct mpb_tune_chain *c = r->chain;
+    const struct mpb_tune_step *st = &c->steps[c->gemm_step[op]];
+    int64_t m = c->buffers[st->out].rows, n = c->buffers[st->out].cols, k = c->buffers[st->a].cols;
+    if (s->args->cost_path)
+        return mpb_tune_costs_find(&s->costs, level, m, n, k, ms, why, why_len);
+    return mpb_tune_chain_run_profile(r, level, op, ms, why, why_len);
+}
+
+static bool fill_costs(struct session *s, struct mpb_tune_chain_run *r, struct mpb_tune_problem *p,
+                       const struct mpb_tune_level *ranked, int n_levels, double *baseline, char *why, size_t why_len)
+{
+    const struct mpb_tune_chain *c = r->chain;
+    *baseline = 0;
+    for (int i = 0; i < c->n_ops; i++) {
+        int same = -1; /* an earlier op of the same shape */
+        const struct mpb_tune_step *st = &c->steps[c->gemm_step[i]];
+        for (int j = 0; j < i && same < 0; j++) {
+            const struct mpb_tune_step *sj = &c->steps[c->gemm_step[j]];
+            if (c->buffers[sj->out].rows == c->buffers[st->out].rows &&
+                c->buffers[sj->out].cols == c->buffers[st->out].cols && c->buffers[sj->a].cols == c->buffers[st->a].cols)
+                same = j;
+        }
+        double sg;
+        for (int l = 0; l < n_levels; l++)
+            if (same >= 0)
+                p->cost[i][l] = p->cost[same][l];
+            else if (!op_cost(s, r, &ranked[l], i, &p->cost[i][l], why, why_len))
+                return false;
+        if (!op_cost(s, r, &s->sgemm, i, &sg, why, why_len))
+            return false;
+        *baseline += sg;
+    }
+    return true;
+}
+
+static bool write_row(struct session *s, struct mpb_tune_row *row)
+{
+    mpb_tune_print_row(row);
+    if (s->csv && !mpb_tune_csv_row(s->csv, row)) {
+        mpb_cli_error(CMD, "--csv %s: write failed: %m", s->args->csv_path);
+        return false;
+    }
+    return true;
+}
+
+/* Every threshold and strategy on one chain; false on a runtime error. */
+static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const struct mpb_tune_level *given,
+                       int n_levels)
+{
+    const struct tune_args *t = s->args;
+    struct mpb_tune_chain_run run, valid;
+    struct mpb_tune_level ranked[MPB_TUNE_MAX_LEVELS];
+    struct mpb_tune_problem p = {.n_ops = c->n_ops, .n_levels = n_levels, .evaluate = mpb_tune_chain_run_evaluate,
+                                 .standalone = mpb_tune_chain_run_standalone, .ctx = &run};
+    double op0_err[MPB_TUNE_MAX_LEVELS], baseline_pred, baseline_meas, baseline_err;
+    char why[sizeof ((struct mpb_tune_row *)0)->note] = "";
+    const struct mpb_tune_level *per_op[MPB_TUNE_MAX_OPS];
+    memset(&valid, 0, sizeof valid);
+    bool ok = mpb_tune_chain_run_open(&run, c, given, &s->exec, MPB_TUNE_FRO_REL, (uint64_t)t->seed, why, sizeof why) &&
+              mpb_tune_chain_run_open(&valid, c, ranked, &s->exec, MPB_TUNE_FRO_REL, (uint64_t)t->seed + 1, why,
+                                      sizeof why) &&
+              rank_levels(&run, given, n_levels, ranked, op0_err, why, sizeof why) &&
+              fill_costs(s, &run, &p, ranked, n_levels, &baseline_pred, why, sizeof why);
+    for (int i = 0; i < c->n_ops; i++)
+        per_op[i] = &s->sgemm;
+    ok = ok && mpb_tune_chain_run_time(&run, per_op, &baseline_meas, &baseline_err, why, sizeof why);
+    if (!ok) {
+        mpb_cli_error(CMD, "%s at n = %lld: %s", c->name, (long long)c->size, why);
+        mpb_tune_chain_run_close(&run);
+        mpb_tune_chain_run_close(&valid);
+        return false;
+    }
+    mpb_tune_chain_deps(c, p.related, p.pred);
+    mpb_tune_print_levels(c, ranked, n_levels, op0_err, (const double(*)[MPB_TUNE_MAX_LEVELS])p.cost, baseline_pred,
+                          s->cost_model);
+    for (int h = 0; ok && h < t->n_th; h++) {
+        struct mpb_tune_row rows[MPB_TUNE_STRATEGY_COUNT];
+        double optimum = NAN;
+        run.metric = valid.metric = t->th[h].metric;
+        p.threshold = t->th[h].value;
+        for (int k = 0; k < t->n_strategies; k++) {
+            struct mpb_tune_row *row = &rows[k];
+            *row = (struct mpb_tune_row){.run_id = s->run_id, .impl = s->impl, .gpu_name = s->gpu_name,
+                                         .cost_model = s->cost_model, .chain = c, .levels = ranked,
+                                         .n_levels = n_levels, .threshold = t->th[h].text, .metric = t->th[h].metric,
+                                         .threshold_value = t->th[h].value,
+                                         .strategy = (enum mpb_tune_strategy)t->strategies[k],
+                                         .baseline_predicted_ms = baseline_pred, .baseline_measured_ms = baseline_meas,
+                                         .measured_ms = NAN, .seed = (uint64_t)t->seed,
+                                         .valid_seed = (uint64_t)t->seed + 1, .valid_err = NAN};
+            /* Every strategy starts from nothing computed: its runs count all it needs. */
+            memset(run.cached, 0, sizeof run.cached);
+            double t0 = seconds_now(), err, vals[MPB_TUNE_MAX_OPS];
+            int gemms;
+            row->ok = mpb_tune_run(row->strategy, &p, &t->opt, &row->choice, row->note, sizeof row->note);
+            row->tune_s = seconds_now() - t0;
+            if (row->ok) {
+                memcpy(row->note, row->choice.note, sizeof row->choice.note);
+                for (int i = 0; i < c->n_ops; i++)
+                    per_op[i] = &ranked[row->choice.levels[i]];
+                row->ok = mpb_tune_chain_run_time(&run, per_op, &row->measured_ms, &err, why, sizeof why) &&
+                          mpb_tune_chain_run_evaluate(&valid, row->choice.levels, c->n_ops - 1, vals, &row->valid_err,
+                                                      &gemms, why, sizeof why);
+                if (!row->ok)
+                    snprintf(row->note, sizeof row->note, "%s", why);
+            }
+            if (row->ok && row->strategy == MPB_TUNE_EXHAUSTIVE && row->choice.met)
+                optimum = row->choice.predicted;
+            ok = ok && row->ok;
+        }
+        for (int k = 0; k < t->n_strategies; k++) {
+            rows[k].optimum_predicted_ms = optimum;
+            if (!write_row(s, &rows[k]))
+                ok = false;
+        }
+    }
+    mpb_tune_chain_run_close(&run);
+    mpb_tune_chain_run_close(&valid);
+    return ok;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct mpb_tune_level *levels, int n_levels)
+{
+    struct session s = {.args = t, .exec = {.env = env, .warmup = (int)t->warmup, .reps = (int)t->reps},
+                        .impl = env ? "cuda" : "host", .gpu_name = env ? mpb_cuda_device(env)->name : "",
+                        .cost_model = t->cost_path ? t->cost_path : "measured"};
+    char why[768];
+    mpb_tune_level_default(mpb_scheme_find("sgemm"), &s.sgemm);
+    mpb_make_run_id(s.run_id, sizeof s.run_id);
+    if (t->cost_path && !mpb_tune_costs_load(t->cost_path, &s.costs, why, sizeof why)) {
+        mpb_cli_error(CMD, "%s", why);
+        return MPB_EXIT_USAGE;
+    }
+    if (!t->cost_path && !env)
+        fprintf(stderr, "mpbench tune: note [cost-host]: the measured cost model on the host backend times the host "
+                        "models, which says nothing about GPU speed (--cost-model FILE takes a GPU sweep's times)\n");
+    struct mpb_plan meta_plan = {.shard_count = 1, .ref = MPB_REF_NONE};
+    struct mpb_run_meta meta = {.run_id = s.run_id, .argc = t->argc, .argv = t->argv, .plan = &meta_plan,
+                                .impl = env ? MPB_IMPL_CUDA : MPB_IMPL_HOST, .warmup = s.exec.warmup,
+                                .reps = s.exec.reps, .dev = env ? mpb_cuda_device(env) : NULL};
+    char meta_path[4096];
+    int exit_code = MPB_EXIT_OK;
+    mpb_utc_now(meta.started_utc, sizeof meta.started_utc);
+    if (t->csv_path) {
+        snprintf(meta_path, sizeof meta_path, "%s.meta.json", t->csv_path);
+        if (!mpb_meta_check(meta_path, why, sizeof why) || !(s.csv = fopen(t->csv_path, "w")) ||
+            !mpb_tune_csv_header(s.csv)) {
+            mpb_cli_error(CMD, "--csv %s: %s", t->csv_path, s.csv ? "write failed" : why);
+            if (s.csv)
+                fclose(s.csv);
+            mpb_tune_costs_free(&s.costs);
+            return MPB_EXIT_USAGE;
+        }
+    }
+    for (int c = 0; c < t->n_chains && exit_code == MPB_EXIT_OK; c++)
+        for (int z = 0; z < t->sizes.n && exit_code == MPB_EXIT_OK; z++) {
+            struct mpb_tune_chain chain;
+            mpb_tune_chain_build(t->chains[c], t->sizes.v[z], &chain, why, sizeof why);
+            if (!tune_chain(&s, &chain, levels, n_levels))
+                exit_code = MPB_EXIT_RUNTIME;
+            meta.cases_run++;
+        }
+    meta.cases_total = meta.cases_this_shard = t->n_chains * t->sizes.n;
+    mpb_utc_now(meta.finished_utc, sizeof meta.finished_utc);
+    if (s.csv && (fclose(s.csv) != 0 || !mpb_meta_write(meta_path, "", &meta))) {
+        mpb_cli_error(CMD, "--csv %s: write failed: %m", t->csv_path);
+        exit_code = MPB_EXIT_RUNTIME;
+    }
+    mpb_tune_costs_free(&s.costs);
+    return exit_code;
+}
+
+static void free_args(struct tune_args *t)
+{
+    for (int s = 0; s < t->n_level_sel; s++)
+        for (int p = 0; p < MPB_MAX_PARAMS; p++)
+            free(t->levels[s].values[p]);
+    free(t->levels);
+    free(t->sizes.v);
+    free(t->chain_text);
+}
+
+int mpb_cmd_tune(int argc, char **argv)
+{
+    struct tune_args t = {.seed = 1, .reps = 10, .warmup = 3, .opt = {.exhaustive_limit = 20000},
+                          .n_strategies = 3, .strategies = {MPB_TUNE_MOTUNER, MPB_TUNE_GREEDY, MPB_TUNE_PRIORK},
+                          .argc = argc, .argv = argv};
+    static struct mpb_tune_level levels[MPB_TUNE_MAX_LEVELS];
+    int n_levels = 0, exit_code = MPB_EXIT_USAGE;
+    bool parsed = true, asked_help = false;
+    for (int i = 1; i < argc && parsed && !asked_help; i++) {
+        asked_help = !strcmp(argv[i], "-h") || !strcmp(argv[i], "--help");
+        parsed = asked_help || parse_option(argc, argv, &i, &t);
+    }
+    if (asked_help) {
+        help();
+        exit_code = MPB_EXIT_OK;
+    } else if (parsed && check_args(&t, levels, &n_levels)) {
+        struct mpb_cuda_env *env = NULL;
+        t.opt.seed = (uint64_t)t.seed;
+        if (mpb_cli_open_backend(CMD, t.backend, "tuning on", &env, &exit_code))
+            exit_code = tune_all(&t, env, levels, n_levels);
+        if (env)
+            mpb_cuda_close(env);
+    }
+    free_args(&t);
+    return exit_code;
+}

@@ -1,0 +1,167 @@
+/* Levels and one GEMM under a level (level.h): scheme->run_host on the host
+ * backend, scheme->cuda's setup/run/teardown with mpb_cuda_time on the GPU,
+ * the same calls the runner makes, on a chain's own A and B instead of
+ * generated ones. */
+#include "tune/level.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mpb_size.h"
+#include "stats.h"
+
+static void level_name(struct mpb_tune_level *l)
+{
+    const struct mpb_scheme *s = l->scheme;
+    double defaults[MPB_MAX_PARAMS];
+    mpb_param_defaults(s->params, s->n_params, defaults);
+    size_t used = (size_t)snprintf(l->name, sizeof l->name, "%s", s->name);
+    for (int p = 0; p < s->n_params && used < sizeof l->name; p++) {
+        if (l->params[p] == defaults[p] || (isnan(l->params[p]) && isnan(defaults[p])))
+            continue;
+        char v[64];
+        mpb_param_format(&s->params[p], l->params[p], v, sizeof v);
+        used += (size_t)snprintf(l->name + used, sizeof l->name - used, " %s=%s", s->params[p].name, v);
+    }
+}
+
+void mpb_tune_level_default(const struct mpb_scheme *s, struct mpb_tune_level *out)
+{
+    memset(out, 0, sizeof *out);
+    out->scheme = s;
+    mpb_param_defaults(s->params, s->n_params, out->params);
+    level_name(out);
+}
+
+int mpb_tune_levels_expand(const struct mpb_selection *sel, int n_sel, struct mpb_tune_level *out, int max,
+                           char *why, size_t why_len)
+{
+    int n = 0;
+    for (int s = 0; s < n_sel; s++) {
+        const struct mpb_scheme *sc = sel[s].scheme;
+        if (sc->target != MPB_TARGET_FP32) {
+            snprintf(why, why_len, "--levels %s: an FP64 scheme; the chains are FP32 for now (their "
+                     "reference is an FP64 run, which cannot judge FP64 levels)", sc->name);
+            return -1;
+        }
+        int idx[MPB_MAX_PARAMS] = {0};
+        for (bool more = true; more;) {
+            if (n == max) {
+                snprintf(why, why_len, "--levels: more than %d levels", max);
+                return -1;
+            }
+            struct mpb_tune_level *l = &out[n];
+            memset(l, 0, sizeof *l);
+            l->scheme = sc;
+            for (int p = 0; p < sc->n_params; p++)
+                l->params[p] = sel[s].values[p][idx[p]];
+            level_name(l);
+            for (int j = 0; j < n; j++)
+                if (!strcmp(out[j].name, l->name)) {
+                    snprintf(why, why_len, "--levels: '%s' is given twice", l->name);
+                    return -1;
+                }
+            n++;
+            more = false;
+            for (int p = sc->n_params - 1; p >= 0 && !more; p--) {
+                if (++idx[p] < sel[s].n_values[p])
+                    more = true;
+                else
+                    idx[p] = 0;
+            }
+        }
+    }
+    return n;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static enum mpb_status gemm_host(const struct mpb_tune_level *level, struct mpb_gemm *g, double *time_ms,
+                                 char *why, size_t why_len)
+{
+    struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
+    if (!level->scheme->run_host) {
+        snprintf(why, why_len, "%s has no host model", level->name);
+        return MPB_STATUS_NOT_SUPPORTED;
+    }
+    double t0 = now_ms();
+    enum mpb_status st = level->scheme->run_host(g, level->params, &info);
+    if (time_ms)
+        *time_ms = now_ms() - t0;
+    if (st != MPB_STATUS_OK)
+        snprintf(why, why_len, "%s: %s", level->name, info.note[0] ? info.note : mpb_status_name(st));
+    return st;
+}
+
+static enum mpb_status gemm_cuda(const struct mpb_tune_exec *x, const struct mpb_tune_level *level,
+                                 struct mpb_gemm *g, const void *a, const void *b, void *c, double *time_ms,
+                                 char *why, size_t why_len)
+{
+    const struct mpb_scheme_cuda *ops = level->scheme->cuda;
+    if (!ops) {
+        snprintf(why, why_len, "%s has no CUDA implementation", level->name);
+        return MPB_STATUS_NOT_SUPPORTED;
+    }
+    size_t es = mpb_target_size(g->target);
+    size_t a_bytes = mpb_size_matrix(g->m, g->k, es), b_bytes = mpb_size_matrix(g->k, g->n, es);
+    size_t c_bytes = mpb_size_matrix(g->m, g->n, es);
+    void *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
+    double *times = malloc(sizeof *times * (size_t)x->reps);
+    double phases[MPB_PHASE_COUNT];
+    const char *stage = "allocating A, B, C";
+    enum mpb_status st = times ? MPB_STATUS_OK : MPB_STATUS_ERROR;
+    if (st == MPB_STATUS_OK && (mpb_cuda_alloc(x->env, &da, a_bytes) || mpb_cuda_alloc(x->env, &db, b_bytes) ||
+                                mpb_cuda_alloc(x->env, &dc, c_bytes)))
+        st = MPB_STATUS_ERROR;
+    if (st == MPB_STATUS_OK && (mpb_cuda_upload(x->env, da, a, a_bytes) || mpb_cuda_upload(x->env, db, b, b_bytes)))
+        st = MPB_STATUS_ERROR, stage = "uploading A and B";
+    g->a = da;
+    g->b = db;
+    g->c = dc;
+    if (st == MPB_STATUS_OK && ops->setup(x->env, g, level->params, &state) != MPB_STATUS_OK)
+        st = MPB_STATUS_ERROR, stage = "scheme setup";
+    bool set_up = st == MPB_STATUS_OK;
+    if (st == MPB_STATUS_OK && time_ms) {
+        if (mpb_cuda_time(x->env, ops, state, g, x->warmup, 0, x->reps, times, phases) != MPB_STATUS_OK)
+            st = MPB_STATUS_ERROR, stage = "timed calls";
+        else
+            *time_ms = mpb_timing_stats(times, x->reps).median;
+    } else if (st == MPB_STATUS_OK && (ops->run(x->env, state, g, NULL) || mpb_cuda_sync(x->env))) {
+        st = MPB_STATUS_ERROR, stage = "the call";
+    }
+    if (st == MPB_STATUS_OK && mpb_cuda_download(x->env, c, dc, c_bytes))
+        st = MPB_STATUS_ERROR, stage = "downloading C";
+    if (st != MPB_STATUS_OK)
+        snprintf(why, why_len, "%s: %s: %s", level->name, stage, times ? mpb_cuda_last_error(x->env) : "out of host memory");
+    if (set_up)
+        ops->teardown(x->env, state);
+    mpb_cuda_free(x->env, da);
+    mpb_cuda_free(x->env, db);
+    mpb_cuda_free(x->env, dc);
+    free(times);
+    return st;
+}
+
+enum mpb_status mpb_tune_gemm(const struct mpb_tune_exec *x, const struct mpb_tune_level *level, int64_t m,
+                              int64_t n, int64_t k, const void *a, const void *b, void *c, double *time_ms,
+                              char *why, size_t why_len)
+{
+    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = level->scheme->target, .a = a, .b = b, .c = c};
+    char reason[384];
+    if (level->scheme->check &&
+        !level->scheme->check(level->params, &g, x->env ? mpb_cuda_device(x->env) : NULL, reason, sizeof reason)) {
+        snprintf(why, why_len, "%s cannot run %lldx%lldx%lld: %s", level->name, (long long)m, (long long)n,
+                 (long long)k, reason);
+        return MPB_STATUS_NOT_SUPPORTED;
+    }
+    return x->env ? gemm_cuda(x, level, &g, a, b, c, time_ms, why, why_len)
+                  : gemm_host(level, &g, time_ms, why, why_len);
+}

@@ -1,0 +1,247 @@
+/* A chain at one seed as a tuning problem (problem.h). */
+#include "tune/problem.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+const char *const mpb_tune_metric_names[] = {"fro_rel", "abs", NULL};
+
+double mpb_tune_error(enum mpb_tune_metric metric, const float *x, const double *ref, int64_t count)
+{
+    double diff2 = 0, ref2 = 0, worst = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double d = (double)x[i] - ref[i];
+        if (!isfinite(d))
+            return INFINITY;
+        diff2 += d * d;
+        ref2 += ref[i] * ref[i];
+        worst = fmax(worst, fabs(d));
+    }
+    if (metric == MPB_TUNE_ABS)
+        return worst;
+    return diff2 == 0 ? 0 : ref2 == 0 ? INFINITY : sqrt(diff2 / ref2);
+}
+
+static int64_t entries(const struct mpb_tune_chain *c, int buf)
+{
+    return c->buffers[buf].rows * c->buffers[buf].cols;
+}
+
+/* BIAS and BIAS_RELU in the precision of T: out = a + bias per column, and
+ * ReLU as x < 0 ? 0 : x, which keeps a NaN. */
+#define ELEMENTWISE(T, st, c, dst, a, bias)                                         \
+    do {                                                                            \
+        int64_t rows = (c)->buffers[(st)->out].rows, cols = (c)->buffers[(st)->out].cols; \
+        for (int64_t j = 0; j < cols; j++)                                          \
+            for (int64_t i = 0; i < rows; i++) {                                    \
+                T v = (a)[i + j * rows] + (bias)[j];                                \
+                (dst)[i + j * rows] = (st)->kind == MPB_TUNE_BIAS_RELU && v < 0 ? 0 : v; \
+            }                                                                       \
+    } while (0)
+
+static struct mpb_tune_level dgemm_level(void)
+{
+    struct mpb_tune_level l;
+    mpb_tune_level_default(mpb_scheme_find("dgemm"), &l);
+    return l;
+}
+
+/* dgemm of the FP32 inputs, exactly widened. */
+static bool reference_gemm(const struct mpb_tune_exec *x, int64_t m, int64_t n, int64_t k, const double *a,
+                           const double *b, double *c, char *why, size_t why_len)
+{
+    struct mpb_tune_level dgemm = dgemm_level();
+    return mpb_tune_gemm(x, &dgemm, m, n, k, a, b, c, NULL, why, why_len) == MPB_STATUS_OK;
+}
+
+static bool run_reference(struct mpb_tune_chain_run *r, char *why, size_t why_len)
+{
+    const struct mpb_tune_chain *c = r->chain;
+    for (int s = 0; s < c->n_steps; s++) {
+        const struct mpb_tune_step *st = &c->steps[s];
+        if (st->kind == MPB_TUNE_GEMM) {
+            if (!reference_gemm(r->exec, c->buffers[st->out].rows, c->buffers[st->out].cols,
+                                c->buffers[st->a].cols, r->ref[st->a], r->ref[st->b], r->ref[st->out], why,
+                                why_len))
+                return false;
+        } else {
+            ELEMENTWISE(double, st, c, r->ref[st->out], r->ref[st->a], r->ref[st->b]);
+        }
+    }
+    return true;
+}
+
+bool mpb_tune_chain_run_open(struct mpb_tune_chain_run *r, const struct mpb_tune_chain *chain,
+                             const struct mpb_tune_level *levels, const struct mpb_tune_exec *exec,
+                             enum mpb_tune_metric metric, uint64_t seed, char *why, size_t why_len)
+{
+    memset(r, 0, sizeof *r);
+    r->chain = chain;
+    r->levels = levels;
+    r->exec = exec;
+    r->metric = metric;
+    for (int b = 0; b < chain->n_buffers; b++) {
+        int64_t n = entries(chain, b);
+        r->run[b] = malloc(sizeof(float) * (size_t)n);
+        r->ref[b] = malloc(sizeof(double) * (size_t)n);
+        if (!r->run[b] || !r->ref[b]) {
+            snprintf(why, why_len, "%s at %lld: out of host memory", chain->name, (long long)chain->size);
+            return false;
+        }
+        if (chain->buffers[b].input) {
+            mpb_tune_chain_fill(chain, b, seed, r->run[b]);
+            for (int64_t i = 0; i < n; i++)
+                r->ref[b][i] = r->run[b][i];
+        }
+    }
+    return run_reference(r, why, why_len);
+}
+
+void mpb_tune_chain_run_close(struct mpb_tune_chain_run *r)
+{
+    for (int b = 0; b < MPB_TUNE_MAX_BUFFERS; b++) {
+        free(r->run[b]);
+        free(r->ref[b]);
+    }
+    for (int i = 0; i < MPB_TUNE_MAX_OPS; i++) {
+        free(r->alone_a[i]);
+        free(r->alone_b[i]);
+        free(r->alone_ref[i]);
+    }
+    free(r->alone_c);
+    memset(r, 0, sizeof *r);
+}
+
+/* The FP32 chain through op `last` (and its epilogue) with op i under
+ * per_op[i]. A GEMM runs again only when its level or an input changed,
+ * unless `ms` asks for every GEMM timed (their sum). */
+static bool run_steps(struct mpb_tune_chain_run *r, const struct mpb_tune_level *const *per_op, int last,
+                      double *ms, int *gemms, char *why, size_t why_len)
+{
+    const struct mpb_tune_chain *c = r->chain;
+    bool changed[MPB_TUNE_MAX_BUFFERS] = {false};
+    *gemms = 0;
+    if (ms)
+        *ms = 0;
+    for (int s = 0; s < c->n_steps && c->steps[s].op <= last; s++) {
+        const struct mpb_tune_step *st = &c->steps[s];
+        bool stale = changed[st->a] || changed[st->b];
+        if (st->kind != MPB_TUNE_GEMM) {
+            if (stale)
+                ELEMENTWISE(float, st, c, r->run[st->out], r->run[st->a], r->run[st->b]);
+            changed[st->out] = stale;
+            continue;
+        }
+        if (!stale && !ms && r->cached[st->op] == per_op[st->op])
+            continue;
+        double t = 0;
+        r->cached[st->op] = NULL;
+        if (mpb_tune_gemm(r->exec, per_op[st->op], c->buffers[st->out].rows, c->buffers[st->out].cols,
+                          c->buffers[st->a].cols, r->run[st->a], r->run[st->b], r->run[st->out], ms ? &t : NULL,
+                          why, why_len) != MPB_STATUS_OK)
+            return false;
+        r->cached[st->op] = per_op[st->op];
+        changed[st->out] = true;
+        ++*gemms;
+        if (ms)
+            *ms += t;
+    }
+    /* What ran changed the inputs of the ops after `last`. */
+    if (*gemms)
+        for (int i = last + 1; i < c->n_ops; i++)
+            r->cached[i] = NULL;
+    return true;
+}
+
+bool mpb_tune_chain_run_evaluate(void *ctx, const int *levels, int last, double *op_err, double *out_err,
+                                 int *gemms, char *why, size_t why_len)
+{
+    struct mpb_tune_chain_run *r = ctx;
+    const struct mpb_tune_chain *c = r->chain;
+    const struct mpb_tune_level *per_op[MPB_TUNE_MAX_OPS] = {NULL};
+    for (int i = 0; i <= last; i++)
+        per_op[i] = &r->levels[levels[i]];
+    if (!run_steps(r, per_op, last, NULL, gemms, why, why_len))
+        return false;
+    for (int i = 0; i <= last; i++) {
+        int out = c->steps[c->gemm_step[i]].out;
+        op_err[i] = mpb_tune_error(r->metric, r->run[out], r->ref[out], entries(c, out));
+    }
+    if (out_err)
+        *out_err = mpb_tune_error(r->metric, r->run[c->output], r->ref[c->output], entries(c, c->output));
+    return true;
+}
+
+bool mpb_tune_chain_run_time(struct mpb_tune_chain_run *r, const struct mpb_tune_level *const *per_op, double *ms,
+                             double *err, char *why, size_t why_len)
+{
+    const struct mpb_tune_chain *c = r->chain;
+    int gemms;
+    if (!run_steps(r, per_op, c->n_ops - 1, ms, &gemms, why, why_len))
+        return false;
+    *err = mpb_tune_error(r->metric, r->run[c->output], r->ref[c->output], entries(c, c->output));
+    return true;
+}
+
+/* Op `op`'s inputs as the FP64 chain has them, rounded to FP32, and
+ * dgemm's product of them; made once. */
+static bool alone_inputs(struct mpb_tune_chain_run *r, int op, char *why, size_t why_len)
+{
+    const struct mpb_tune_chain *c = r->chain;
+    const struct mpb_tune_step *st = &c->steps[c->gemm_step[op]];
+    if (r->alone_ref[op])
+        return true;
+    int64_t na = entries(c, st->a), nb = entries(c, st->b), nc = entries(c, st->out);
+    double *wa = malloc(sizeof(double) * (size_t)na), *wb = malloc(sizeof(double) * (size_t)nb);
+    r->alone_a[op] = malloc(sizeof(float) * (size_t)na);
+    r->alone_b[op] = malloc(sizeof(float) * (size_t)nb);
+    r->alone_ref[op] = malloc(sizeof(double) * (size_t)nc);
+    if (!r->alone_c)
+        r->alone_c = malloc(sizeof(float) * (size_t)nc); /* every op's output has the chain's size */
+    bool ok = wa && wb && r->alone_a[op] && r->alone_b[op] && r->alone_ref[op] && r->alone_c;
+    if (!ok)
+        snprintf(why, why_len, "%s: out of host memory", c->name);
+    for (int64_t i = 0; ok && i < na; i++)
+        wa[i] = r->alone_a[op][i] = (float)r->ref[st->a][i];
+    for (int64_t i = 0; ok && i < nb; i++)
+        wb[i] = r->alone_b[op][i] = (float)r->ref[st->b][i];
+    ok = ok && reference_gemm(r->exec, c->buffers[st->out].rows, c->buffers[st->out].cols, c->buffers[st->a].cols,
+                              wa, wb, r->alone_ref[op], why, why_len);
+    free(wa);
+    free(wb);
+    if (!ok) {
+        free(r->alone_ref[op]);
+        r->alone_ref[op] = NULL;
+    }
+    return ok;
+}
+
+static bool alone(struct mpb_tune_chain_run *r, const struct mpb_tune_level *level, int op, double *ms,
+                  double *err, char *why, size_t why_len)
+{
+    const struct mpb_tune_chain *c = r->chain;
+    const struct mpb_tune_step *st = &c->steps[c->gemm_step[op]];
+    if (!alone_inputs(r, op, why, why_len) ||
+        mpb_tune_gemm(r->exec, level, c->buffers[st->out].rows, c->buffers[st->out].cols, c->buffers[st->a].cols,
+                      r->alone_a[op], r->alone_b[op], r->alone_c, ms, why, why_len) != MPB_STATUS_OK)
+        return false;
+    if (err)
+        *err = mpb_tune_error(r->metric, r->alone_c, r->alone_ref[op], entries(c, st->out));
+    return true;
+}
+
+bool mpb_tune_chain_run_standalone(void *ctx, int op, int level, double *err, char *why, size_t why_len)
+{
+    struct mpb_tune_chain_run *r = ctx;
+    return alone(r, &r->levels[level], op, NULL, err, why, why_len);
+}
+
+bool mpb_tune_chain_run_profile(struct mpb_tune_chain_run *r, const struct mpb_tune_level *level, int op,
+                                double *ms, char *why, size_t why_len)
+{
+    return alone(r, level, op, ms, NULL, why, why_len);
+}

@@ -1,0 +1,58 @@
+/* A chain at one seed as a tuning problem (strategy.h): its inputs, its
+ * FP64 reference (the same chain with every GEMM a dgemm and every
+ * elementwise step in double, on the same FP32 inputs), and its FP32 runs
+ * under levels, whose op outputs are kept so that a run reuses every
+ * output its configuration leaves unchanged. */
+#ifndef MPB_TUNE_PROBLEM_H
+#define MPB_TUNE_PROBLEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tune/chain.h"
+#include "tune/level.h"
+
+/* The error of an output against its reference (papers/003 §4.2): E_gamma
+ * = ||X - X_ref||_F / ||X_ref||_F (the reference's norm, as MixPert's
+ * Eq. 10), or E_delta = max |X - X_ref|. A non-finite entry errs +Inf. */
+enum mpb_tune_metric { MPB_TUNE_FRO_REL, MPB_TUNE_ABS };
+extern const char *const mpb_tune_metric_names[]; /* "fro_rel", "abs" */
+double mpb_tune_error(enum mpb_tune_metric metric, const float *x, const double *ref, int64_t count);
+
+struct mpb_tune_chain_run {
+    const struct mpb_tune_chain *chain;
+    const struct mpb_tune_level *levels; /* the problem's levels, by index */
+    const struct mpb_tune_exec *exec;
+    enum mpb_tune_metric metric;
+    float *run[MPB_TUNE_MAX_BUFFERS];   /* the FP32 chain (inputs included) */
+    double *ref[MPB_TUNE_MAX_BUFFERS];  /* the FP64 chain */
+    const struct mpb_tune_level *cached[MPB_TUNE_MAX_OPS]; /* what each op's output in run[] was made with */
+    /* Each op alone: its inputs as the FP64 chain has them, rounded to FP32,
+     * and dgemm's product of those (made when first asked for). */
+    float *alone_a[MPB_TUNE_MAX_OPS], *alone_b[MPB_TUNE_MAX_OPS], *alone_c;
+    double *alone_ref[MPB_TUNE_MAX_OPS];
+};
+
+/* Inputs from `seed` and the FP64 reference; false with why. */
+bool mpb_tune_chain_run_open(struct mpb_tune_chain_run *r, const struct mpb_tune_chain *chain,
+                             const struct mpb_tune_level *levels, const struct mpb_tune_exec *exec,
+                             enum mpb_tune_metric metric, uint64_t seed, char *why, size_t why_len);
+void mpb_tune_chain_run_close(struct mpb_tune_chain_run *r);
+
+/* strategy.h's evaluate and standalone, ctx a struct mpb_tune_chain_run. */
+bool mpb_tune_chain_run_evaluate(void *ctx, const int *levels, int last, double *op_err, double *out_err,
+                                 int *gemms, char *why, size_t why_len);
+bool mpb_tune_chain_run_standalone(void *ctx, int op, int level, double *err, char *why, size_t why_len);
+
+/* The whole chain with op i under per_op[i], every GEMM timed: the sum of
+ * the GEMMs' times in *ms (elementwise steps untimed) and the output's
+ * error in *err. */
+bool mpb_tune_chain_run_time(struct mpb_tune_chain_run *r, const struct mpb_tune_level *const *per_op, double *ms,
+                             double *err, char *why, size_t why_len);
+
+/* Op `op` alone under `level`, timed (the measured cost model). */
+bool mpb_tune_chain_run_profile(struct mpb_tune_chain_run *r, const struct mpb_tune_level *level, int op,
+                                double *ms, char *why, size_t why_len);
+
+#endif
