@@ -9,5 +9,6 @@ int mpb_cmd_selftest(int argc, char **argv);
 int mpb_cmd_gate(int argc, char **argv);
 int mpb_cmd_grade(int argc, char **argv);
 int mpb_cmd_probe(int argc, char **argv);
+int mpb_cmd_merge(int argc, char **argv);
 
 #endif

@@ -25,8 +25,7 @@ static int schema_columns(int version)
     return columns[version];
 }
 
-/* The schema_version whose column list `fields` is exactly; 0 when none. */
-static int header_schema(char **fields, int n)
+int mpb_csv_header_schema(char **fields, int n)
 {
     for (int v = MPB_CSV_SCHEMA_VERSION; v >= 1; v--) {
         bool same = n == schema_columns(v);
@@ -235,7 +234,7 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
         }
         int n = mpb_csv_split(line, buf, (size_t)len + 1, fields, MPB_COL_COUNT + 1);
         if (lineno == 1) {
-            int schema = header_schema(fields, n);
+            int schema = mpb_csv_header_schema(fields, n);
             if (schema != MPB_CSV_SCHEMA_VERSION && schema != 0) {
                 /* Rows of two layouts in one file would break every reader. */
                 snprintf(why, why_len, "%s has CSV schema_version %d, this mpbench writes schema_version %d "

@@ -67,6 +67,10 @@ bool mpb_csv_close(struct mpb_csv *csv);
  * that a record is one line (RFC 4180). NULL writes nothing. */
 void mpb_csv_write_field(FILE *f, const char *s);
 
+/* The schema_version whose column list a header's `n` fields are exactly;
+ * 0 when none is. */
+int mpb_csv_header_schema(char **fields, int n);
+
 /* Split one CSV record (RFC 4180 quoting) into at most `max` fields held in
  * `buf`; returns the field count, or -1 on malformed quoting. A quoted field
  * may hold CR and LF. */

@@ -20,6 +20,7 @@ static void usage(FILE *f)
           "             against their error bounds\n"
           "  grade      grade schemes on the Demmel battery: verdict table (mpbench grade --help)\n"
           "  gate       compare a candidate results CSV with a baseline (mpbench gate --help)\n"
+          "  merge      merge the shard CSVs of one sweep into one (mpbench merge --help)\n"
           "  probe      what the tensor cores compute on this GPU: a model fitted bit for bit,\n"
           "             with the evidence (mpbench probe --help)\n"
           "  version    print the version and commit\n"
@@ -67,6 +68,8 @@ int main(int argc, char **argv)
         return mpb_cmd_gate(argc - 1, argv + 1);
     if (!strcmp(cmd, "probe"))
         return mpb_cmd_probe(argc - 1, argv + 1);
+    if (!strcmp(cmd, "merge"))
+        return mpb_cmd_merge(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
         return version(argc - 1, argv + 1);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {

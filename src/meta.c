@@ -53,23 +53,35 @@ void mpb_make_run_id(char *buf, size_t len)
     snprintf(buf, len, "%s-%06x", stamp, (unsigned)(mpb_hash_bytes(&salt, sizeof salt) & 0xffffff));
 }
 
+/* The whole of an open file, NUL-terminated; NULL when it cannot be read. */
+static char *read_all(FILE *f, long *size)
+{
+    char *text = NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (*size = ftell(f)) >= 0) {
+        rewind(f);
+        text = malloc((size_t)*size + 1);
+        if (text && fread(text, 1, (size_t)*size, f) != (size_t)*size) {
+            free(text);
+            text = NULL;
+        }
+    }
+    fclose(f);
+    if (text)
+        text[*size] = '\0';
+    return text;
+}
+
 char *mpb_meta_previous_runs(const char *path, char *why, size_t why_len)
 {
     FILE *f = fopen(path, "r");
     if (!f)
         return strdup("");
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    rewind(f);
-    char *text = malloc((size_t)size + 1);
-    size_t got = text ? fread(text, 1, (size_t)size, f) : 0;
-    fclose(f);
-    if (!text || got != (size_t)size) {
-        free(text);
+    long size;
+    char *text = read_all(f, &size);
+    if (!text) {
         snprintf(why, why_len, "%s: cannot read it", path);
         return NULL;
     }
-    text[size] = '\0';
     size_t head = strlen(META_HEAD), tail = strlen(META_TAIL);
     if ((size_t)size < head + tail || strncmp(text, META_HEAD, head) != 0 ||
         strcmp(text + size - tail, META_TAIL) != 0) {
@@ -240,9 +252,222 @@ bool mpb_meta_write(const char *path, const char *previous, const struct mpb_run
         return false;
     fputs(META_HEAD, f);
     if (previous && *previous)
-        fprintf(f, "%s,\n", previous);
-    write_run(f, m);
+        fprintf(f, m ? "%s,\n" : "%s", previous);
+    if (m)
+        write_run(f, m);
     fputs(META_TAIL, f);
     bool ok = fclose(f) == 0;
     return ok && rename(tmp, path) == 0;
+}
+
+/* Reading a sidecar back (mpbench merge): a small reader of the JSON that
+ * write_run writes, which checks the syntax of the whole file but keeps
+ * only the members merge needs. Values nest at most this deep. */
+#define JSON_MAX_DEPTH 32
+
+static const char *json_ws(const char *p)
+{
+    return p + strspn(p, " \t\r\n");
+}
+
+/* Past the JSON string at p (its opening quote); NULL when malformed. With
+ * `out`, its value, decoded, in a new string. Escapes as mpb_json_string
+ * writes them and the other short ones; \u only below 0x80 (mpbench writes
+ * other characters as they are), never \u0000. */
+static const char *json_string(const char *p, char **out)
+{
+    static const char escapes[] = "\"\\/bfnrtu", meaning[] = "\"\\/\b\f\n\r\t";
+    if (*p != '"')
+        return NULL;
+    const char *start = ++p;
+    char *s = out ? malloc(strlen(start) + 1) : NULL;
+    size_t at = 0;
+    if (out && !s)
+        return NULL;
+    for (; *p != '"'; p++) {
+        char ch = *p;
+        if ((unsigned char)ch < 0x20) /* the end of the text, or a raw control character */
+            break;
+        if (ch == '\\') {
+            const char *esc = strchr(escapes, *++p);
+            if (!*p || !esc)
+                break;
+            if (*p == 'u') {
+                char hex[5] = {0};
+                memcpy(hex, p + 1, strspn(p + 1, "0123456789abcdefABCDEF") >= 4 ? 4 : 0);
+                unsigned long v = strtoul(hex, NULL, 16);
+                if (!hex[0] || v == 0 || v >= 0x80)
+                    break;
+                ch = (char)v;
+                p += 4;
+            } else {
+                ch = meaning[esc - escapes];
+            }
+        }
+        if (s)
+            s[at++] = ch;
+    }
+    if (*p != '"') {
+        free(s);
+        return NULL;
+    }
+    if (out) {
+        s[at] = '\0';
+        *out = s;
+    }
+    return p + 1;
+}
+
+/* Past one JSON value at p (after blanks); NULL when malformed. */
+static const char *json_skip(const char *p, int depth)
+{
+    p = json_ws(p);
+    if (*p == '"')
+        return json_string(p, NULL);
+    if (*p != '{' && *p != '[') {
+        size_t n = strspn(p, "0123456789+-.eEtruefalsn"); /* numbers, true, false, null */
+        return n ? p + n : NULL;
+    }
+    char close = *p == '{' ? '}' : ']';
+    if (depth >= JSON_MAX_DEPTH)
+        return NULL;
+    p = json_ws(p + 1);
+    if (*p == close)
+        return p + 1;
+    for (;;) {
+        if (close == '}') {
+            p = json_string(json_ws(p), NULL);
+            if (!p || *(p = json_ws(p)) != ':')
+                return NULL;
+            p++;
+        }
+        if (!(p = json_skip(p, depth + 1)))
+            return NULL;
+        p = json_ws(p);
+        if (*p == close)
+            return p + 1;
+        if (*p != ',')
+            return NULL;
+        p++;
+    }
+}
+
+/* The value of member `key` of the (well-formed) object at p; NULL when it
+ * has none. A key with escapes never equals the plain keys asked for. */
+static const char *json_member(const char *p, const char *key)
+{
+    size_t len = strlen(key);
+    p = json_ws(p);
+    if (*p != '{')
+        return NULL;
+    for (p = json_ws(p + 1); *p == '"'; p = json_ws(json_ws(p) + 1)) {
+        bool match = strncmp(p + 1, key, len) == 0 && p[1 + len] == '"';
+        p = json_ws(json_ws(json_string(p, NULL)) + 1); /* past the key and ':' */
+        if (match)
+            return p;
+        p = json_skip(p, 0);
+        if (*json_ws(p) != ',')
+            return NULL;
+    }
+    return NULL;
+}
+
+/* A string member of the object at p, decoded into *out; false when it
+ * has none, or it is not a string. */
+static bool json_string_member(const char *p, const char *key, char **out)
+{
+    const char *v = json_member(p, key);
+    return v && json_string(v, out);
+}
+
+/* A member that is an array of strings, into a new NULL-terminated array. */
+static bool json_strings_member(const char *p, const char *key, char ***out, int *n)
+{
+    const char *v = json_member(p, key);
+    *out = NULL;
+    *n = 0;
+    if (!v || *v != '[')
+        return false;
+    for (v = json_ws(v + 1); *v != ']'; v = json_ws(v)) {
+        char **grown = realloc(*out, sizeof *grown * (size_t)(*n + 2));
+        if (!grown)
+            return false;
+        *out = grown;
+        (*out)[*n] = NULL;
+        if (!(v = json_string(v, &(*out)[*n])))
+            return false;
+        (*out)[++*n] = NULL;
+        v = json_ws(v);
+        v += *v == ',';
+    }
+    return true;
+}
+
+static bool read_run(const char *p, struct mpb_meta_run *r)
+{
+    const char *build = json_member(p, "mpbench"), *schema = build ? json_member(build, "csv_schema_version") : NULL;
+    char *end = NULL;
+    r->csv_schema_version = schema ? strtol(schema, &end, 10) : 0;
+    return json_string_member(p, "run_id", &r->run_id) && json_strings_member(p, "argv", &r->argv, &r->argc) &&
+           json_string_member(p, "backend", &r->backend) && json_string_member(p, "shard", &r->shard) &&
+           build && json_string_member(build, "version", &r->version) &&
+           json_string_member(build, "git_sha", &r->git_sha) && end != schema;
+}
+
+bool mpb_meta_read(const char *path, struct mpb_meta_file *out, char *why, size_t why_len)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "r");
+    long size;
+    if (!f || !(out->text = read_all(f, &size))) {
+        snprintf(why, why_len, "%s: cannot read: %s", path, f ? "read error" : strerror(errno));
+        return false;
+    }
+    const char *end = json_skip(out->text, 0), *runs = end && !*json_ws(end) ? json_member(out->text, "runs") : NULL;
+    if (!runs || *runs != '[') {
+        snprintf(why, why_len, "%s: not an mpbench meta.json", path);
+        mpb_meta_file_free(out);
+        return false;
+    }
+    for (const char *p = json_ws(runs + 1); *p != ']'; p = json_ws(p)) {
+        struct mpb_meta_run *grown = realloc(out->runs, sizeof *grown * (size_t)(out->n_runs + 1));
+        if (!grown) {
+            snprintf(why, why_len, "%s: out of memory", path);
+            mpb_meta_file_free(out);
+            return false;
+        }
+        out->runs = grown;
+        struct mpb_meta_run *r = &out->runs[out->n_runs++];
+        memset(r, 0, sizeof *r);
+        r->text = p;
+        p = json_skip(p, 0);
+        r->len = (size_t)(p - r->text);
+        if (!read_run(r->text, r)) {
+            snprintf(why, why_len, "%s: run record %d lacks what mpbench writes (run_id, argv, backend, shard, "
+                     "mpbench version, git_sha, csv_schema_version)", path, out->n_runs);
+            mpb_meta_file_free(out);
+            return false;
+        }
+        p = json_ws(p);
+        p += *p == ',';
+    }
+    return true;
+}
+
+void mpb_meta_file_free(struct mpb_meta_file *m)
+{
+    for (int i = 0; i < m->n_runs; i++) {
+        struct mpb_meta_run *r = &m->runs[i];
+        for (int a = 0; a < r->argc; a++)
+            free(r->argv[a]);
+        free(r->argv);
+        free(r->run_id);
+        free(r->backend);
+        free(r->shard);
+        free(r->version);
+        free(r->git_sha);
+    }
+    free(m->runs);
+    free(m->text);
+    memset(m, 0, sizeof *m);
 }

@@ -30,8 +30,30 @@ char *mpb_meta_previous_runs(const char *path, char *why, size_t why_len);
  * reason naming the file. */
 bool mpb_meta_check(const char *path, char *why, size_t why_len);
 
-/* (Re)write the sidecar: previous runs, then this one. */
+/* (Re)write the sidecar: previous runs, then this one (none when `m` is
+ * NULL: mpbench merge writes the parts' runs). */
 bool mpb_meta_write(const char *path, const char *previous, const struct mpb_run_meta *m);
+
+/* One run record of a sidecar, as mpbench merge reads it back. */
+struct mpb_meta_run {
+    const char *text; /* the record as written (in the file's text), to write it again */
+    size_t len;
+    char *run_id, *backend, *shard, *version, *git_sha; /* backend: the impl, "cuda" or "host" */
+    long csv_schema_version;
+    char **argv;      /* argv[0] is "run" */
+    int argc;
+};
+
+struct mpb_meta_file {
+    char *text;
+    struct mpb_meta_run *runs;
+    int n_runs;
+};
+
+/* Read sidecar `path` back. False with a reason naming the file when it
+ * cannot be read, is not JSON, or a run record lacks a member above. */
+bool mpb_meta_read(const char *path, struct mpb_meta_file *out, char *why, size_t why_len);
+void mpb_meta_file_free(struct mpb_meta_file *m);
 
 /* JSON string literal of `s` (quotes included). */
 void mpb_json_string(FILE *f, const char *s);

@@ -1,0 +1,94 @@
+#!/bin/sh
+# mpbench tune end to end on the host models at n = 32 (issue 18): the CSV
+# columns and sidecar, a choice that meets its threshold (on the tuning seed
+# and on seed + 1), exhaustive's optimum as the floor of every other
+# strategy's predicted time under an injected cost table, and the refusals.
+# Usage: test_tune.sh MPBENCH
+set -u
+mpbench=$1
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+# GPU-like costs: the low-precision levels 3-5x cheaper than sgemm.
+cat >"$dir/costs.csv" <<'EOF'
+scheme,params,m,n,k,time_ms_median,status
+sgemm,,32,32,32,1.0,ok
+tf32,,32,32,32,0.3,ok
+fp16,,32,32,32,0.2,ok
+bf16,,32,32,32,0.2,ok
+refine_fp16,tau=000,32,32,32,0.25,ok
+refine_fp16,tau=110 accum=tc flush_k=256 scale=rowcol,32,32,32,0.5,ok
+sgemm,,32,32,32,9.0,error
+EOF
+levels="--levels bf16,fp16,tf32,sgemm --levels refine_fp16 -a tau=000,110"
+if ! "$mpbench" tune -c micro3 --size 32 $levels --threshold E1,E3,1e-6:fro_rel,E7 \
+    --strategy motuner,greedy,exhaustive,priork --backend host --cost-model "$dir/costs.csv" \
+    --csv "$dir/t.csv" >"$dir/out" 2>"$dir/err"; then
+    fail "tune exited $? ($(cat "$dir/err"))"
+fi
+[ -s "$dir/t.csv.meta.json" ] && grep -q '"tune"' "$dir/t.csv.meta.json" || fail "no meta.json with the argv"
+for col in chain size gemms impl levels threshold metric threshold_value strategy status choice choice_ranks met \
+    err predicted_ms baseline_predicted_ms predicted_speedup measured_ms baseline_measured_ms cost_model \
+    optimum_predicted_ms vs_optimum valid_seed valid_err valid_met tune_chain_runs tune_gemm_runs tune_s; do
+    head -1 "$dir/t.csv" | tr ',' '\n' | grep -qx "$col" || fail "no column $col"
+done
+rows=$(($(wc -l <"$dir/t.csv") - 1))
+[ "$rows" -eq 16 ] || fail "$rows rows, expected 4 thresholds x 4 strategies"
+# Per row: the guaranteeing strategies meet their threshold on both seeds,
+# and no choice that meets it beats exhaustive's optimum.
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { s = $c["strategy"]; th = $c["threshold"] }
+    $c["status"] != "ok" { print "FAIL: " th " " s ": status " $c["status"] ": " $c["note"]; bad++ }
+    s != "priork" && ($c["met"] != "yes" || $c["err"] + 0 > $c["threshold_value"] + 0 || $c["valid_met"] != "yes") {
+        print "FAIL: " th " " s ": met " $c["met"] " err " $c["err"] " valid " $c["valid_met"]; bad++ }
+    $c["met"] == "yes" && $c["predicted_ms"] + 0 < $c["optimum_predicted_ms"] - 1e-12 {
+        print "FAIL: " th " " s " predicts " $c["predicted_ms"] " below the optimum " $c["optimum_predicted_ms"]; bad++ }
+    s == "exhaustive" && th == "E1" && (($c["predicted_ms"] - 0.6) ^ 2 > 1e-20 || $c["choice"] !~ /^(bf16|fp16);(bf16|fp16);(bf16|fp16)$/) {
+        print "FAIL: E1 exhaustive: " $c["choice"] " at " $c["predicted_ms"] " ms, expected 16-bit GEMMs at 0.6"; bad++ }
+    s == "exhaustive" && th == "1e-6:fro_rel" && $c["choice"] != "refine_fp16;refine_fp16;refine_fp16" {
+        print "FAIL: 1e-6 exhaustive: " $c["choice"] ", expected refine_fp16 (tau=110) throughout"; bad++ }
+    $c["baseline_predicted_ms"] + 0 != 3 { print "FAIL: baseline " $c["baseline_predicted_ms"] " ms, expected 3"; bad++ }
+    END { exit bad > 0 }' "$dir/t.csv" || fails=$((fails + 1))
+grep -q "all-sgemm chain: 3 ms predicted" "$dir/out" || fail "the table lacks the baseline line"
+
+# The measured cost model on the host, mlp3 and micro6, two sizes: runs, says
+# what host times are, and still meets the threshold.
+if ! "$mpbench" tune -c mlp3,micro6 --size 16,24 --levels bf16,sgemm --threshold E2 --backend host \
+    --csv "$dir/m.csv" >"$dir/out" 2>"$dir/err"; then
+    fail "measured tune exited $? ($(cat "$dir/err"))"
+fi
+grep -q "note \[cost-host\]" "$dir/err" || fail "no note on host times"
+[ "$(awk -F, 'NR > 1 && $15 == "yes"' "$dir/m.csv" | wc -l)" -ge 8 ] || fail "measured: fewer than 8 rows met"
+
+# Refusals: exit 2 and a message naming the option and value.
+refuse() {
+    want=$1
+    shift
+    "$mpbench" tune "$@" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ "$rc" -eq 2 ] || fail "'$*' exited $rc, expected 2"
+    grep -q -- "$want" "$dir/err" || fail "'$*': stderr lacks '$want': $(cat "$dir/err")"
+}
+base="-c micro3 --size 32 --backend host"
+refuse "exhaustive-limit 20000" -c micro9 --size 32 --backend host $levels --threshold E1 --strategy exhaustive
+refuse "threshold 'E9'" $base $levels --threshold E9
+refuse "threshold '0.1:rel'" $base $levels --threshold 0.1:rel
+refuse "threshold '-1:abs'" $base $levels --threshold=-1:abs
+refuse "FP64 scheme" $base --levels dgemm,sgemm --threshold E1
+refuse "-c 'cholesky'" -c cholesky --size 32 $levels --threshold E1
+refuse "strategy 'fast'" $base $levels --threshold E1 --strategy fast
+refuse "motuner is given twice" $base $levels --threshold E1 --strategy motuner,motuner
+refuse "'sgemm' is given twice" $base --levels sgemm,sgemm --threshold E1
+refuse "no --threshold" $base $levels
+refuse "no --levels" $base --threshold E1
+refuse "unknown scheme" $base --levels sgemmm --threshold E1
+refuse "cost-model $dir/none.csv: cannot read" $base $levels --threshold E1 --cost-model "$dir/none.csv"
+# A cost file without a level's time: a runtime error naming what is missing.
+"$mpbench" tune $base --levels ape_bf16x3,sgemm --threshold E1 --cost-model "$dir/costs.csv" >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 3 ] && grep -q "no time for ape_bf16x3 at 32x32x32" "$dir/err" || fail "missing cost: rc $rc, $(cat "$dir/err")"
+
+[ "$fails" -eq 0 ] && echo "test_tune: all checks passed"
+exit "$fails"
