@@ -5,9 +5,11 @@
 #include "commands.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -31,11 +33,12 @@ static void merge_help(void)
 "of its cases. OUT is written only when everything checks (through OUT.tmp,\n"
 "renamed); an existing OUT is replaced.\n"
 "\n"
-"Refused, naming the file and what differs: parts of another command, backend,\n"
-"shard count, CSV schema_version or build (mpbench version, git_sha); two parts\n"
-"of one shard; a case_id in two rows that differ in a column other than run_id\n"
-"and the times; a missing shard, or a part without every case of its shard (a\n"
-"killed or interrupted run: finish it with its command and --resume).\n"
+"Refused, naming the file and what differs: a part a run is still writing;\n"
+"parts of another command, backend, shard count, CSV schema_version or build\n"
+"(mpbench version, git_sha); two parts of one shard; a case_id in two rows that\n"
+"differ in a column other than run_id and the times; a missing shard, or a part\n"
+"without every case of its shard (a killed or interrupted run: finish it with\n"
+"its command and --resume).\n"
 "\n"
 "  --allow-partial   merge what there is: missing shards and cases are only\n"
 "                    warned about (an incomplete last line of a killed run is\n"
@@ -246,12 +249,28 @@ static bool check_run(struct merge *mg, struct part *pt, const struct mpb_meta_r
     return !differ;
 }
 
+/* A run holds an exclusive lock on its CSV until it ends (csv.c): until
+ * then its rows and its meta.json are not yet the part's. */
+static bool being_written(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    bool locked = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    if (fd >= 0)
+        close(fd);
+    return locked;
+}
+
 /* Every part's meta.json: one sweep, one build, one layout, no shard twice. */
 static bool check_parts(struct merge *mg)
 {
     char why[1024];
     for (int p = 0; p < mg->n_parts; p++) {
         struct part *pt = &mg->parts[p];
+        if (being_written(pt->path)) {
+            mpb_cli_error("merge", "%s is being written by an mpbench run (it holds a lock on the file); merge "
+                          "when it has ended", pt->path);
+            return false;
+        }
         snprintf(pt->meta_path, sizeof pt->meta_path, "%s.meta.json", pt->path);
         if (!mpb_meta_read(pt->meta_path, &pt->meta, why, sizeof why)) {
             mpb_cli_error("merge", "%s (merge takes each part's meta.json: a part is a --csv FILE of "
@@ -466,8 +485,8 @@ static bool check_complete(const struct merge *mg, int *n_missing)
         if (!missing[s])
             continue;
         if (p == mg->n_parts)
-            fprintf(stderr, "mpbench merge: %sshard %d/%d is missing (no part is that shard): its %d cases\n",
-                    kind, s, shards, missing[s]);
+            fprintf(stderr, "mpbench merge: %sshard %d/%d is missing (no part is that shard): %d case%s\n",
+                    kind, s, shards, missing[s], missing[s] == 1 ? "" : "s");
         else
             fprintf(stderr, "mpbench merge: %s%s (shard %d/%d) lacks %d of its %d cases: its run was killed or "
                     "interrupted; finish it with its command (in %s) and --resume\n", kind, mg->parts[p].path, s,
@@ -552,8 +571,9 @@ static int merge_parts(struct merge *mg)
         return MPB_EXIT_USAGE;
     if ((code = write_out(mg, &written)) != MPB_EXIT_OK)
         return code;
-    printf("mpbench merge: %s: %d rows of %d cases from %d parts of %d shards", mg->out, written, mg->n_cases,
-           mg->n_parts, mg->parts[0].shards);
+    printf("mpbench merge: %s: %d row%s of %d case%s from %d part%s of %d shard%s", mg->out, written,
+           written == 1 ? "" : "s", mg->n_cases, mg->n_cases == 1 ? "" : "s", mg->n_parts, mg->n_parts == 1 ? "" : "s",
+           mg->parts[0].shards, mg->parts[0].shards == 1 ? "" : "s");
     if (mg->repeated)
         printf(" (%d row%s in two places, the same result: kept once)", mg->repeated,
                mg->repeated == 1 ? " was" : "s were");

@@ -90,7 +90,7 @@ refused "no PART.csv to merge" -- merge kept.csv
 refused "unknown option '--bogus'" -- merge --bogus kept.csv part0.csv
 refused "part0.csv is given twice" -- merge kept.csv part0.csv part1.csv ./part0.csv
 expect 2 "OUT.csv 'part0.csv' is also a part" -- merge part0.csv part0.csv part1.csv
-refused "shard 2/3 is missing (no part is that shard): its 5 cases" -- merge kept.csv part0.csv part1.csv
+refused "shard 2/3 is missing (no part is that shard): 5 cases" -- merge kept.csv part0.csv part1.csv
 refused "5 of 16 cases missing; kept.csv not written" -- merge kept.csv part0.csv part1.csv
 refused "nopart.csv.meta.json: cannot read" -- merge kept.csv part0.csv nopart.csv
 
@@ -150,6 +150,16 @@ variant part1.csv foreign1.csv s/x/x/
 tail -n 1 foreign.csv >>foreign1.csv
 refused "foreign1.csv:7: case_id" -- merge kept.csv part0.csv foreign1.csv part2.csv
 refused "is not a case of the sweep its meta.json records" -- merge kept.csv part0.csv foreign1.csv part2.csv
+
+# A part a run is still writing (a run holds an exclusive flock on its CSV;
+# flock(1) plays it) is refused.
+variant part1.csv busy1.csv s/x/x/
+flock -x busy1.csv sleep 1 &
+busy=$!
+while flock -n busy1.csv true; do sleep 0.02; done
+refused "busy1.csv is being written by an mpbench run" -- merge kept.csv part0.csv busy1.csv part2.csv
+wait $busy
+expect 0 "16 rows of 16 cases" -- merge busy.csv part0.csv busy1.csv part2.csv
 
 # A killed part: its incomplete last line is dropped, the part's missing
 # case refused; --allow-partial merges the rest; --resume completes it.
