@@ -30,7 +30,7 @@ static void merge_help(void)
 "part's run records. The sweep is the command the meta.json files record (the\n"
 "same in every run of every part, apart from --shard, --csv, --resume and\n"
 "--progress), expanded again by this mpbench: each row's case_id must be one\n"
-"of its cases. OUT is written only when everything checks (through OUT.tmp,\n"
+"of its cases. OUT is written only when everything checks (through OUT.csv.tmp,\n"
 "renamed); an existing OUT is replaced.\n"
 "\n"
 "Refused, naming the file and what differs: a part a run is still writing;\n"
