@@ -56,6 +56,7 @@ bool mpb_tune_costs_load(const char *path, struct mpb_tune_costs *t, char *why, 
         snprintf(why, why_len, "--cost-model %s: cannot read it: %s", path, strerror(errno));
         if (f)
             fclose(f);
+        mpb_tune_costs_free(t);
         return false;
     }
     char *rec = NULL, *buf = NULL, *fields[MAX_FIELDS];
@@ -106,6 +107,8 @@ bool mpb_tune_costs_load(const char *path, struct mpb_tune_costs *t, char *why, 
     free(rec);
     free(buf);
     fclose(f);
+    if (!ok) /* the caller frees only a table that loaded */
+        mpb_tune_costs_free(t);
     return ok;
 }
 

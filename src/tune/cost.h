@@ -25,7 +25,7 @@ struct mpb_tune_costs {
 
 /* Read the rows of FILE with status ok (or no status column) from the
  * columns scheme, params, m, n, k and time_ms_median; false with why naming
- * the file and what is wrong. */
+ * the file and what is wrong, nothing left allocated. */
 bool mpb_tune_costs_load(const char *path, struct mpb_tune_costs *t, char *why, size_t why_len);
 void mpb_tune_costs_free(struct mpb_tune_costs *t);
 
