@@ -8,6 +8,7 @@
 #include "adp/adp.h"
 #include "cublas_emu/cublas_emu.h"
 #include "fp32split/fp32split.h"
+#include "mixpert/mixpert.h"
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
 #include "ozaki2/ozaki2.h"
@@ -176,12 +177,25 @@ static const struct mpb_scheme ape_bf16x3 = {
     .workspace_bytes = mpb_ape_bf16x3_workspace,
 };
 
+/* MixPert on the engine's block-scaled INT8 path; the host model runs the
+ * same packer and INT32 sums and reproduces the GPU bit for bit. */
+static const struct mpb_scheme mixpert = {
+    .name = "mixpert", .family = "mixpert", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "MixPert (Lin et al., LCTES'24): sign, exponent and three 7-bit INT8 segments per group of "
+            "kgroup values, segment products on INT8 tensor cores, INT32 -> FP32 per group; "
+            "slices = INT8 products per k-step",
+    .params = mpb_mixpert_params, .n_params = MPB_MIXPERT_N_PARAMS, .check = mpb_mixpert_check,
+    .cuda = &mpb_mixpert_cuda, .run_host = mpb_mixpert_host, .bound = mpb_mixpert_bound,
+    .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_mixpert_workspace,
+};
+
 const struct mpb_scheme *const mpb_schemes[] = {
     &dgemm, &sgemm, &tf32, &fp16, &bf16, &cublas_fp64emu, &cublas_bf16x9,
     &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
     &ozaki2_int8, &ozaki2_int8_sp,
     &adp,
     &egemm, &markidis, &refine_fp16, &tf32x3, &ape_bf16x3,
+    &mixpert,
 };
 const int mpb_n_schemes = (int)(sizeof mpb_schemes / sizeof mpb_schemes[0]);
 

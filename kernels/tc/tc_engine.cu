@@ -39,9 +39,12 @@ constexpr int TC_SMEM_LIMIT = 227 * 1024; /* sm_90 opt-in maximum per block */
 
 struct kernel_params {
     CUtensorMap a[TC_MAX_PLANES], b[TC_MAX_PLANES];
+    CUtensorMap a_scale, b_scale; /* block-scaled INT8 only */
     int n_a, n_b, n_pairs;
-    signed char pa[TC_MAX_PAIRS], pb[TC_MAX_PAIRS];
+    signed char pa[TC_MAX_S8_PAIRS], pb[TC_MAX_S8_PAIRS];
+    float level_weight[TC_MAX_LEVELS];
     int m, n, k_blocks, stages, flush_blocks;
+    int scale_groups; /* INT8: scale groups per stage (0: no scale tiles) */
     int tiles_m, tiles_n;
     const int *row_exp, *col_exp;
     float *c;
@@ -91,6 +94,72 @@ __device__ void tile_of(int b, int tiles_m, int tiles_n, int *tm, int *tn)
     *tn = in_group / size_m;
 }
 
+/* The producer thread: streams the k-blocks of every A and B plane (and of
+ * the INT8 path's scale tiles) of this CTA's tiles through the stage
+ * buffers. `it` counts k-blocks over all of the CTA's tiles: the buffers
+ * cycle on without a break between tiles. */
+template <int BN>
+__device__ void produce(const kernel_params &p, unsigned char *smem, uint64_t *full, uint64_t *empty, int a_bytes,
+                        int b_bytes, int stage_bytes, int bk)
+{
+    for (int i = 0; i < p.n_a; i++)
+        tc_prefetch_tensor_map(&p.a[i]);
+    for (int i = 0; i < p.n_b; i++)
+        tc_prefetch_tensor_map(&p.b[i]);
+    const int planes_bytes = p.n_a * a_bytes + p.n_b * b_bytes;
+    const int tiles = p.tiles_m * p.tiles_n;
+    int it = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int tm, tn;
+        tile_of(tile, p.tiles_m, p.tiles_n, &tm, &tn);
+        for (int kb = 0; kb < p.k_blocks; kb++, it++) {
+            const int s = it % p.stages, round = it / p.stages;
+            if (round > 0)
+                tc_bar_wait(&empty[s], (round - 1) & 1);
+            tc_bar_arrive_expect_tx(&full[s], stage_bytes);
+            unsigned char *st = smem + s * stage_bytes;
+            for (int i = 0; i < p.n_a; i++)
+                tc_tma_load_2d(st + i * a_bytes, &p.a[i], &full[s], kb * bk, tm * TC_BM);
+            for (int i = 0; i < p.n_b; i++)
+                tc_tma_load_2d(st + p.n_a * a_bytes + i * b_bytes, &p.b[i], &full[s], kb * bk, tn * BN);
+            if (p.scale_groups) {
+                tc_tma_load_2d(st + planes_bytes, &p.a_scale, &full[s], tm * TC_BM, kb * p.scale_groups);
+                tc_tma_load_2d(st + planes_bytes + p.scale_groups * TC_BM * 4, &p.b_scale, &full[s], tn * BN,
+                               kb * p.scale_groups);
+            }
+        }
+    }
+}
+
+/* Stores a consumer warpgroup's accumulators, 64 rows (`half` of the tile)
+ * by BN, scaled by 2^-(row_exp + col_exp) when given. Layout of wgmma
+ * m64nN (PTX "Matrix fragments for wgmma"): register 4j + 2h + e holds row
+ * 16w + l/4 + 8h, column 8j + 2(l%4) + e. The stores drain while the next
+ * tile's k-blocks, already loaded by the producer, go through the tensor
+ * cores. */
+template <int BN> __device__ void store_tile(const kernel_params &p, const float (&acc)[BN / 2], int tm, int tn, int half)
+{
+    const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
+    const int m0 = tm * TC_BM, n0 = tn * BN;
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++) {
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const int row = m0 + half * 64 + 16 * w + l / 4 + 8 * h;
+                const int col = n0 + 8 * j + 2 * (l % 4) + e;
+                if (row < p.m && col < p.n) {
+                    float v = acc[4 * j + 2 * h + e];
+                    if (p.row_exp)
+                        v = ldexpf(v, -(p.row_exp[row] + p.col_exp[col]));
+                    p.c[(long long)col * p.ldc + row] = v;
+                }
+            }
+        }
+    }
+}
+
 template <typename Op, int BN, int BK_BYTES, bool RN, int NP>
 __global__ void __launch_bounds__(TC_THREADS, 1) tc_gemm_kernel(const __grid_constant__ kernel_params p)
 {
@@ -116,36 +185,13 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_gemm_kernel(const __grid_con
     const int tiles = p.tiles_m * p.tiles_n;
     if (wg == 0) {
         tc_regs_dealloc<40>();
-        if (threadIdx.x == 0) {
-            for (int i = 0; i < p.n_a; i++)
-                tc_prefetch_tensor_map(&p.a[i]);
-            for (int i = 0; i < p.n_b; i++)
-                tc_prefetch_tensor_map(&p.b[i]);
-            /* `it` counts k-blocks over all of this CTA's tiles: the buffers
-             * cycle on without a break between tiles. */
-            int it = 0;
-            for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
-                int tm, tn;
-                tile_of(tile, p.tiles_m, p.tiles_n, &tm, &tn);
-                for (int kb = 0; kb < p.k_blocks; kb++, it++) {
-                    const int s = it % p.stages, round = it / p.stages;
-                    if (round > 0)
-                        tc_bar_wait(&empty[s], (round - 1) & 1);
-                    tc_bar_arrive_expect_tx(&full[s], stage_bytes);
-                    unsigned char *st = smem + s * stage_bytes;
-                    for (int i = 0; i < p.n_a; i++)
-                        tc_tma_load_2d(st + i * a_bytes, &p.a[i], &full[s], kb * BK, tm * TC_BM);
-                    for (int i = 0; i < p.n_b; i++)
-                        tc_tma_load_2d(st + p.n_a * a_bytes + i * b_bytes, &p.b[i], &full[s], kb * BK, tn * BN);
-                }
-            }
-        }
+        if (threadIdx.x == 0)
+            produce<BN>(p, smem, full, empty, a_bytes, b_bytes, stage_bytes, BK);
         return;
     }
 
     tc_regs_alloc<232>();
     const int half = wg - 1; /* which 64 rows of the tile */
-    const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
     constexpr uint32_t swz = tc_swizzle_mode(BK_BYTES);
     float acc[ACC], sum[RN ? ACC : 1];
 #pragma unroll
@@ -205,28 +251,211 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_gemm_kernel(const __grid_con
         if (pending >= 0 && threadIdx.x % 128 == 0)
             tc_bar_arrive(&empty[pending]);
 
-        /* Accumulator layout of wgmma m64nN (PTX "Matrix fragments for
-         * wgmma"): register 4j + 2h + e holds row 16w + l/4 + 8h, column
-         * 8j + 2(l%4) + e. The stores drain while the next tile's k-blocks,
-         * already loaded by the producer, go through the tensor cores. */
-        const int m0 = tm * TC_BM, n0 = tn * BN;
+        if constexpr (RN)
+            store_tile<BN>(p, sum, tm, tn, half);
+        else
+            store_tile<BN>(p, acc, tm, tn, half);
+    }
+}
+
+/* ---- Block-scaled INT8 levels (tc_s8_args) ---- */
+
+constexpr int TC_S8_BN = 128; /* two INT32 buffers and the FP32 sum: 192 registers */
+
+__host__ __device__ constexpr int bit_count(unsigned x)
+{
+    return x ? (int)(x & 1u) + bit_count(x >> 1) : 0;
+}
+
+/* First pair of level L when bit q of `starts` marks the pair that opens a level. */
+__host__ __device__ constexpr int level_first(unsigned starts, int np, int L)
+{
+    int seen = -1;
+    for (int q = 0; q < np; q++)
+        if ((starts >> q) & 1u)
+            if (++seen == L)
+                return q;
+    return np;
+}
+
+/* The MMAs of level L for scale group g of the stage at `st`: its pairs
+ * over the group's k-steps into d, which the first MMA restarts. */
+template <int BK, int NP, unsigned STARTS, int KG, int L>
+__device__ __forceinline__ void issue_level(int32_t (&d)[TC_S8_BN / 2], const unsigned char *st, const kernel_params &p,
+                                            int g, int half)
+{
+    constexpr int first = level_first(STARTS, NP, L), end = level_first(STARTS, NP, L + 1);
+    constexpr uint32_t swz = tc_swizzle_mode(BK);
+    const int a_bytes = TC_BM * BK, b_bytes = TC_S8_BN * BK;
 #pragma unroll
-        for (int j = 0; j < BN / 8; j++) {
+    for (int kk = 0; kk < KG / 32; kk++) {
 #pragma unroll
-            for (int h = 0; h < 2; h++) {
+        for (int q = first; q < end; q++) {
+            const unsigned char *ta = st + p.pa[q] * a_bytes + half * 64 * BK;
+            const unsigned char *tb = st + p.n_a * a_bytes + p.pb[q] * b_bytes;
+            const int off = g * KG + kk * 32;
+            uint64_t da = tc_smem_desc(ta + off, 16, 8 * BK, swz);
+            uint64_t db = tc_smem_desc(tb + off, 16, 8 * BK, swz);
+            tc_wgmma_m64n128k32_s8(d, da, db, kk > 0 || q > first);
+        }
+    }
+}
+
+/* Adds one level of one scale group to the FP32 sum: acc = fmaf((float)v,
+ * (sa(row) * weight) * sb(col), acc), every operation rounded to nearest
+ * (tc_engine.h). (float)v with the magic number: the bits of 1.5 * 2^23 plus
+ * v are the float 1.5 * 2^23 + v for |v| <= 2^22, so one integer add and one
+ * exact subtraction convert it. sa and sb are the group's scale tiles. */
+__device__ __forceinline__ void add_level(float (&acc)[TC_S8_BN / 2], const int32_t (&v)[TC_S8_BN / 2],
+                                          const float *sa, const float *sb, float weight, int half)
+{
+    const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
+    const int r0 = half * 64 + 16 * w + l / 4;
+    const float ra[2] = {__fmul_rn(sa[r0], weight), __fmul_rn(sa[r0 + 8], weight)};
 #pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int row = m0 + half * 64 + 16 * w + l / 4 + 8 * h;
-                    const int col = n0 + 8 * j + 2 * (l % 4) + e;
-                    if (row < p.m && col < p.n) {
-                        float v = RN ? sum[RN ? 4 * j + 2 * h + e : 0] : acc[4 * j + 2 * h + e];
-                        if (p.row_exp)
-                            v = ldexpf(v, -(p.row_exp[row] + p.col_exp[col]));
-                        p.c[(long long)col * p.ldc + row] = v;
-                    }
+    for (int j = 0; j < TC_S8_BN / 8; j++) {
+        const float2 sbv = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
+#pragma unroll
+        for (int h = 0; h < 2; h++) {
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const int r = 4 * j + 2 * h + e;
+                const float t = __fsub_rn(__int_as_float(v[r] + 0x4B400000), 12582912.0f);
+                acc[r] = __fmaf_rn(t, __fmul_rn(ra[h], e ? sbv.y : sbv.x), acc[r]);
+            }
+        }
+    }
+}
+
+/* What the items of one stage share. */
+struct s8_stage {
+    const unsigned char *st; /* the stage's planes */
+    const float *sa, *sb;    /* its scale tiles: [group][128] */
+    const float *prev_sa, *prev_sb; /* the previous stage's, when its last item is still to add */
+    int prev_s;              /* that stage, or -1 */
+};
+
+/* Item I of a stage (scale group I / NL, level I % NL): issue its MMAs into
+ * the INT32 buffer of its parity, then add the item before it, whose MMAs
+ * ran meanwhile; the first item of a stage adds the previous stage's last
+ * and frees that stage. U is the stage's place in a round of PERIOD stages,
+ * so that the parity is known at compile time. */
+template <int BK, int NP, unsigned STARTS, int KG, int U, int I>
+__device__ __forceinline__ void stage_items(const kernel_params &p, const s8_stage &x, float (&acc)[TC_S8_BN / 2],
+                                            int32_t (&v0)[TC_S8_BN / 2], int32_t (&v1)[TC_S8_BN / 2],
+                                            uint64_t *empty, int half)
+{
+    constexpr int GPS = BK / KG, NL = bit_count(STARTS), ITEMS = GPS * NL;
+    if constexpr (I < ITEMS) {
+        constexpr int g = I / NL, L = I % NL, par = (U * ITEMS + I) & 1;
+        int32_t(&d)[TC_S8_BN / 2] = par ? v1 : v0;
+        const int32_t(&prev)[TC_S8_BN / 2] = par ? v0 : v1;
+        tc_wgmma_fence();
+        issue_level<BK, NP, STARTS, KG, L>(d, x.st, p, g, half);
+        tc_wgmma_commit();
+        if constexpr (I == 0) {
+            if (x.prev_s >= 0) {
+                tc_wgmma_wait<1>();
+                add_level(acc, prev, x.prev_sa + (GPS - 1) * TC_BM, x.prev_sb + (GPS - 1) * TC_S8_BN,
+                          p.level_weight[NL - 1], half);
+                if (threadIdx.x % 128 == 0)
+                    tc_bar_arrive(&empty[x.prev_s]);
+            }
+        } else {
+            constexpr int pg = (I - 1) / NL, pl = (I - 1) % NL;
+            tc_wgmma_wait<1>();
+            add_level(acc, prev, x.sa + pg * TC_BM, x.sb + pg * TC_S8_BN, p.level_weight[pl], half);
+        }
+        stage_items<BK, NP, STARTS, KG, U, I + 1>(p, x, acc, v0, v1, empty, half);
+    }
+}
+
+template <int BK, int NP, unsigned STARTS, int KG>
+__global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_constant__ kernel_params p)
+{
+    constexpr int BN = TC_S8_BN, GPS = BK / KG, NL = bit_count(STARTS), ITEMS = GPS * NL;
+    /* Stages per round: with an odd number of items per stage, two, so that
+     * every item's INT32 buffer is fixed at compile time. */
+    constexpr int PERIOD = ITEMS % 2 ? 2 : 1;
+    __shared__ __align__(8) uint64_t full[TC_MAX_STAGES], empty[TC_MAX_STAGES];
+    extern __shared__ unsigned char smem_raw[];
+    unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
+    const int a_bytes = TC_BM * BK, b_bytes = BN * BK;
+    const int planes_bytes = p.n_a * a_bytes + p.n_b * b_bytes;
+    const int stage_bytes = planes_bytes + GPS * (TC_BM + BN) * 4;
+    const int wg = threadIdx.x / 128;
+
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < p.stages; s++) {
+            tc_bar_init(&full[s], 1);
+            tc_bar_init(&empty[s], 2);
+        }
+        tc_fence_barrier_init();
+    }
+    __syncthreads();
+
+    const int tiles = p.tiles_m * p.tiles_n;
+    if (wg == 0) {
+        tc_regs_dealloc<40>();
+        if (threadIdx.x == 0) {
+            tc_prefetch_tensor_map(&p.a_scale);
+            tc_prefetch_tensor_map(&p.b_scale);
+            produce<BN>(p, smem, full, empty, a_bytes, b_bytes, stage_bytes, BK);
+        }
+        return;
+    }
+
+    tc_regs_alloc<232>();
+    const int half = wg - 1;
+    float acc[BN / 2];
+    int32_t v0[BN / 2], v1[BN / 2];
+    int it = 0;
+    for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
+        int tm, tn;
+        tile_of(tile, p.tiles_m, p.tiles_n, &tm, &tn);
+#pragma unroll
+        for (int i = 0; i < BN / 2; i++)
+            acc[i] = 0.0f;
+        s8_stage x = {nullptr, nullptr, nullptr, nullptr, nullptr, -1};
+        int last_par = 0;
+        for (int kb = 0; kb < p.k_blocks; kb += PERIOD) {
+            auto enter = [&](int s) {
+                tc_bar_wait(&full[s], (it / p.stages) & 1);
+                x.st = smem + s * stage_bytes;
+                x.sa = (const float *)(x.st + planes_bytes);
+                x.sb = x.sa + GPS * TC_BM;
+            };
+            auto leave = [&](int s) {
+                x.prev_s = s;
+                x.prev_sa = x.sa;
+                x.prev_sb = x.sb;
+                it++;
+            };
+            const int s0 = it % p.stages;
+            enter(s0);
+            stage_items<BK, NP, STARTS, KG, 0, 0>(p, x, acc, v0, v1, empty, half);
+            leave(s0);
+            last_par = (ITEMS - 1) & 1;
+            if constexpr (PERIOD == 2) {
+                if (kb + 1 < p.k_blocks) {
+                    const int s1 = it % p.stages;
+                    enter(s1);
+                    stage_items<BK, NP, STARTS, KG, 1, 0>(p, x, acc, v0, v1, empty, half);
+                    leave(s1);
+                    last_par = (2 * ITEMS - 1) & 1;
                 }
             }
         }
+        /* The tile's last item. */
+        tc_wgmma_wait<0>();
+        const float *sa = x.prev_sa + (GPS - 1) * TC_BM, *sb = x.prev_sb + (GPS - 1) * BN;
+        if (last_par)
+            add_level(acc, v1, sa, sb, p.level_weight[NL - 1], half);
+        else
+            add_level(acc, v0, sa, sb, p.level_weight[NL - 1], half);
+        if (threadIdx.x % 128 == 0)
+            tc_bar_arrive(&empty[x.prev_s]);
+        store_tile<BN>(p, acc, tm, tn, half);
     }
 }
 
@@ -263,8 +492,37 @@ kernel_fn pick_kernel(enum tc_input fmt, bool rn, int bk_bytes, int n_pairs)
     case TC_IN_FP16: return pick<op_f16>(rn, bk_bytes, n_pairs);
     case TC_IN_BF16: return pick<op_bf16>(rn, bk_bytes, n_pairs);
     case TC_IN_TF32: return pick<op_tf32>(rn, bk_bytes, n_pairs);
+    case TC_IN_S8: return nullptr; /* tc_s8_plan_create */
     }
     return nullptr;
+}
+
+/* The block-scaled INT8 kernels built: the level structures of MixPert's
+ * configurations (I: 00|01,10|11; II and III: 00|01,10|02,11|12 and its
+ * mirror; IV: 00|01,10|02,11,20|12,21; bit q of `starts` opens a level at
+ * pair q) with the k-tiles that their planes get (tc_s8_plan_create). */
+struct s8_kernel {
+    int bk, np;
+    unsigned starts;
+    int kgroup;
+    kernel_fn fn;
+};
+const s8_kernel s8_kernels[] = {
+    {128, 4, 0xBu, 32, tc_s8_kernel<128, 4, 0xBu, 32>},
+    {128, 4, 0xBu, 64, tc_s8_kernel<128, 4, 0xBu, 64>},
+    {128, 4, 0xBu, 128, tc_s8_kernel<128, 4, 0xBu, 128>},
+    {64, 6, 0x2Bu, 32, tc_s8_kernel<64, 6, 0x2Bu, 32>},
+    {64, 6, 0x2Bu, 64, tc_s8_kernel<64, 6, 0x2Bu, 64>},
+    {64, 8, 0x4Bu, 32, tc_s8_kernel<64, 8, 0x4Bu, 32>},
+    {64, 8, 0x4Bu, 64, tc_s8_kernel<64, 8, 0x4Bu, 64>},
+};
+
+unsigned level_starts(const struct tc_s8_args *a)
+{
+    unsigned starts = 1u;
+    for (int L = 0; L + 1 < a->n_levels; L++)
+        starts |= 1u << a->level_end[L];
+    return starts;
 }
 
 PFN_cuTensorMapEncodeTiled_v12000 encode_fn(char *why, size_t why_len)
@@ -296,13 +554,84 @@ int stages_for(int stage_bytes)
 struct tc_plan {
     kernel_params params;
     kernel_fn kernel;
-    int grid, smem_bytes, bn, bk_bytes;
+    int grid, smem_bytes, bn, bk_bytes, kgroup;
     enum tc_input fmt;
 };
 
+namespace {
+
+/* One 2-D tensor map: `rows` rows of `cols` elements, `stride` bytes apart,
+ * read in boxes of box_cols x box_rows. */
+bool encode_map(CUtensorMap *map, CUtensorMapDataType type, int elem_bytes, const void *base, int64_t cols,
+                int64_t rows, int64_t stride_elems, int box_cols, int box_rows, CUtensorMapSwizzle swizzle,
+                const char *what, char *why, size_t why_len)
+{
+    PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn(why, why_len);
+    if (!encode)
+        return false;
+    cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
+    cuuint64_t strides[1] = {(cuuint64_t)(stride_elems * elem_bytes)};
+    cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
+    cuuint32_t unit[2] = {1, 1};
+    CUresult r = encode(map, type, 2, (void *)base, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
+                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    if (r != CUDA_SUCCESS) {
+        snprintf(why, why_len, "cuTensorMapEncodeTiled(%s): CUresult %d (must be 16-byte aligned)", what, (int)r);
+        return false;
+    }
+    return true;
+}
+
+/* The planes' tensor maps, K-major tiles of bk values by 128 (A) or bn (B) rows. */
+bool encode_planes(kernel_params *p, CUtensorMapDataType type, int eb, const void *const *a_planes,
+                   const void *const *b_planes, int64_t m, int64_t n, int64_t k, int64_t ld, int bk, int bn,
+                   int bk_bytes, char *why, size_t why_len)
+{
+    const CUtensorMapSwizzle swizzle = bk_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
+    char what[32];
+    for (int i = 0; i < p->n_a; i++) {
+        snprintf(what, sizeof what, "A plane %d", i);
+        if (!encode_map(&p->a[i], type, eb, a_planes[i], k, m, ld, bk, TC_BM, swizzle, what, why, why_len))
+            return false;
+    }
+    for (int i = 0; i < p->n_b; i++) {
+        snprintf(what, sizeof what, "B plane %d", i);
+        if (!encode_map(&p->b[i], type, eb, b_planes[i], k, n, ld, bk, bn, swizzle, what, why, why_len))
+            return false;
+    }
+    return true;
+}
+
+/* Shared memory and the persistent grid: one CTA per multiprocessor. */
+int finish_plan(struct tc_plan *plan, int stage_bytes, char *why, size_t why_len)
+{
+    kernel_params *p = &plan->params;
+    plan->smem_bytes = p->stages * stage_bytes + 1024;
+    cudaError_t err = cudaFuncSetAttribute((const void *)plan->kernel,
+                                           cudaFuncAttributeMaxDynamicSharedMemorySize, plan->smem_bytes);
+    if (err != cudaSuccess) {
+        snprintf(why, why_len, "cudaFuncSetAttribute(tensor-core engine, %d bytes of shared memory): %s",
+                 plan->smem_bytes, cudaGetErrorString(err));
+        return (int)err;
+    }
+    int dev = 0, sms = 0;
+    err = cudaGetDevice(&dev);
+    if (err == cudaSuccess)
+        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (err != cudaSuccess) {
+        snprintf(why, why_len, "cudaDeviceGetAttribute(multiprocessor count): %s", cudaGetErrorString(err));
+        return (int)err;
+    }
+    const int tiles = p->tiles_m * p->tiles_n;
+    plan->grid = tiles < sms ? tiles : sms;
+    return 0;
+}
+
+} // namespace
+
 extern "C" int tc_plane_elem_bytes(enum tc_input fmt)
 {
-    return fmt == TC_IN_TF32 ? 4 : 2;
+    return fmt == TC_IN_TF32 ? 4 : fmt == TC_IN_S8 ? 1 : 2;
 }
 
 extern "C" int64_t tc_plane_ld(enum tc_input fmt, int64_t k)
@@ -322,6 +651,10 @@ extern "C" int tc_gemm_supported(const struct tc_gemm_args *a, char *why, size_t
     const int64_t lim = INT64_C(1) << 31;
     if (a->m < 1 || a->n < 1 || a->k < 1 || a->m >= lim || a->n >= lim || a->k >= lim) {
         snprintf(why, why_len, "tensor-core engine: m, n, k must be in 1..2^31-1");
+        return 0;
+    }
+    if (a->fmt == TC_IN_S8) {
+        snprintf(why, why_len, "tensor-core engine: INT8 planes take the block-scaled path (tc_s8_plan_create)");
         return 0;
     }
     if (a->n_a_planes < 1 || a->n_a_planes > TC_MAX_PLANES || a->n_b_planes < 1 ||
@@ -356,9 +689,6 @@ extern "C" int tc_plan_create(const struct tc_gemm_args *a, struct tc_plan **out
     *out = nullptr;
     if (!tc_gemm_supported(a, why, why_len))
         return (int)cudaErrorInvalidValue;
-    PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn(why, why_len);
-    if (!encode)
-        return (int)cudaErrorNotSupported;
     struct tc_plan *plan = (struct tc_plan *)calloc(1, sizeof *plan);
     if (!plan) {
         snprintf(why, why_len, "tensor-core engine: out of host memory");
@@ -407,48 +737,163 @@ extern "C" int tc_plan_create(const struct tc_gemm_args *a, struct tc_plan **out
     const CUtensorMapDataType type = a->fmt == TC_IN_FP16   ? CU_TENSOR_MAP_DATA_TYPE_FLOAT16
                                      : a->fmt == TC_IN_BF16 ? CU_TENSOR_MAP_DATA_TYPE_BFLOAT16
                                                             : CU_TENSOR_MAP_DATA_TYPE_FLOAT32;
-    const CUtensorMapSwizzle swizzle = bk_bytes == 128 ? CU_TENSOR_MAP_SWIZZLE_128B : CU_TENSOR_MAP_SWIZZLE_64B;
-    for (int side = 0; side < 2; side++) {
-        const int planes = side == 0 ? a->n_a_planes : a->n_b_planes;
-        for (int i = 0; i < planes; i++) {
-            cuuint64_t dims[2] = {(cuuint64_t)a->k, (cuuint64_t)(side == 0 ? a->m : a->n)};
-            cuuint64_t strides[1] = {(cuuint64_t)(a->ld * eb)};
-            cuuint32_t box[2] = {(cuuint32_t)bk, (cuuint32_t)(side == 0 ? TC_BM : plan->bn)};
-            cuuint32_t unit[2] = {1, 1};
-            CUresult r = encode(side == 0 ? &p->a[i] : &p->b[i], type, 2,
-                                (void *)(side == 0 ? a->a_planes[i] : a->b_planes[i]), dims, strides, box,
-                                unit, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-            if (r != CUDA_SUCCESS) {
-                free(plan);
-                snprintf(why, why_len, "cuTensorMapEncodeTiled(%s plane %d): CUresult %d (planes must be "
-                         "16-byte aligned)", side == 0 ? "A" : "B", i, (int)r);
-                return (int)cudaErrorInvalidValue;
-            }
-        }
+    if (!encode_planes(p, type, eb, a->a_planes, a->b_planes, a->m, a->n, a->k, a->ld, bk, plan->bn, bk_bytes, why,
+                       why_len)) {
+        free(plan);
+        return (int)cudaErrorInvalidValue;
     }
     plan->kernel = pick_kernel(a->fmt, rn, bk_bytes, a->n_pairs);
-    plan->smem_bytes = p->stages * stage_bytes + 1024;
-    cudaError_t err = cudaFuncSetAttribute((const void *)plan->kernel,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, plan->smem_bytes);
-    if (err != cudaSuccess) {
-        snprintf(why, why_len, "cudaFuncSetAttribute(tensor-core engine, %d bytes of shared memory): %s",
-                 plan->smem_bytes, cudaGetErrorString(err));
+    int err = finish_plan(plan, stage_bytes, why, why_len);
+    if (err) {
         free(plan);
-        return (int)err;
+        return err;
     }
-    int dev = 0, sms = 0;
-    err = cudaGetDevice(&dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (err != cudaSuccess) {
+    *out = plan;
+    return 0;
+}
+
+extern "C" int64_t tc_s8_groups(int64_t k, int kgroup)
+{
+    return (k + kgroup - 1) / kgroup;
+}
+
+extern "C" int tc_s8_supported(const struct tc_s8_args *a, char *why, size_t why_len)
+{
+    const int64_t lim = INT64_C(1) << 31;
+    if (a->m < 1 || a->n < 1 || a->k < 1 || a->m >= lim || a->n >= lim || a->k >= lim) {
+        snprintf(why, why_len, "tensor-core engine: m, n, k must be in 1..2^31-1");
+        return 0;
+    }
+    if (a->n_a_planes < 1 || a->n_a_planes > TC_MAX_PLANES || a->n_b_planes < 1 || a->n_b_planes > TC_MAX_PLANES ||
+        a->n_pairs < 1 || a->n_pairs > TC_MAX_S8_PAIRS || a->n_levels < 1 || a->n_levels > TC_MAX_LEVELS) {
+        snprintf(why, why_len, "tensor-core engine (INT8): 1..%d planes, 1..%d pairs, 1..%d levels", TC_MAX_PLANES,
+                 TC_MAX_S8_PAIRS, TC_MAX_LEVELS);
+        return 0;
+    }
+    for (int q = 0; q < a->n_pairs; q++)
+        if (a->pairs[q].a < 0 || a->pairs[q].a >= a->n_a_planes || a->pairs[q].b < 0 ||
+            a->pairs[q].b >= a->n_b_planes) {
+            snprintf(why, why_len, "tensor-core engine: pair %d names a plane that is not there", q);
+            return 0;
+        }
+    if (a->kgroup != 32 && a->kgroup != 64 && a->kgroup != 128) {
+        snprintf(why, why_len, "tensor-core engine (INT8): kgroup must be 32, 64 or 128");
+        return 0;
+    }
+    for (int L = 0, first = 0; L < a->n_levels; first = a->level_end[L], L++) {
+        const int end = a->level_end[L];
+        if (end <= first || end > a->n_pairs || (L + 1 == a->n_levels && end != a->n_pairs)) {
+            snprintf(why, why_len, "tensor-core engine (INT8): level_end must rise to n_pairs");
+            return 0;
+        }
+        /* |v| <= pairs * kgroup * 128^2 <= 2^22 keeps (float)v exact (add_level). */
+        if ((end - first) * a->kgroup > 256) {
+            snprintf(why, why_len, "tensor-core engine (INT8): level %d has %d pairs, more than 256/kgroup = %d", L,
+                     end - first, 256 / a->kgroup);
+            return 0;
+        }
+    }
+    if (a->ld < a->k || a->ld % 16 != 0 || a->a_scale_ld < a->m || a->b_scale_ld < a->n || a->a_scale_ld % 4 != 0 ||
+        a->b_scale_ld % 4 != 0) {
+        snprintf(why, why_len, "tensor-core engine (INT8): plane rows must hold k values and scale rows m (n) "
+                 "values, each starting on 16 bytes");
+        return 0;
+    }
+    if (!a->a_scale || !a->b_scale) {
+        snprintf(why, why_len, "tensor-core engine (INT8): scales are required");
+        return 0;
+    }
+    if (a->max_stages != 0 && (a->max_stages < 2 || a->max_stages > TC_MAX_STAGES)) {
+        snprintf(why, why_len, "tensor-core engine: max_stages must be 0 (as many as fit) or 2..%d", TC_MAX_STAGES);
+        return 0;
+    }
+    return 1;
+}
+
+extern "C" int tc_s8_plan_create(const struct tc_s8_args *a, struct tc_plan **out, char *why, size_t why_len)
+{
+    *out = nullptr;
+    if (!tc_s8_supported(a, why, why_len))
+        return (int)cudaErrorInvalidValue;
+    const int bn = TC_S8_BN;
+    auto stage_bytes_of = [&](int bk) {
+        return (a->n_a_planes * TC_BM + a->n_b_planes * bn) * bk + bk / a->kgroup * (TC_BM + bn) * 4;
+    };
+    /* 128-byte k-tiles when three or more stages fit, else 64-byte ones; a
+     * scale group must fit in one k-tile. */
+    int bk = a->kgroup <= 128 && stages_for(stage_bytes_of(128)) >= 3 ? 128 : 64;
+    if (a->kgroup > bk) {
+        snprintf(why, why_len, "tensor-core engine (INT8): kgroup=%d needs 128-byte k-tiles, and %d+%d planes leave "
+                 "fewer than 3 stages for them", a->kgroup, a->n_a_planes, a->n_b_planes);
+        return (int)cudaErrorInvalidValue;
+    }
+    const unsigned starts = level_starts(a);
+    kernel_fn fn = nullptr;
+    for (const s8_kernel &kn : s8_kernels)
+        if (kn.bk == bk && kn.np == a->n_pairs && kn.starts == starts && kn.kgroup == a->kgroup)
+            fn = kn.fn;
+    if (!fn) {
+        snprintf(why, why_len, "tensor-core engine (INT8): no kernel built for %d pairs in levels 0x%x, kgroup=%d, "
+                 "%d-byte k-tiles", a->n_pairs, starts, a->kgroup, bk);
+        return (int)cudaErrorInvalidValue;
+    }
+    struct tc_plan *plan = (struct tc_plan *)calloc(1, sizeof *plan);
+    if (!plan) {
+        snprintf(why, why_len, "tensor-core engine: out of host memory");
+        return (int)cudaErrorMemoryAllocation;
+    }
+    plan->fmt = TC_IN_S8;
+    plan->bn = bn;
+    plan->bk_bytes = bk;
+    plan->kgroup = a->kgroup;
+    plan->kernel = fn;
+    kernel_params *p = &plan->params;
+    const int stage_bytes = stage_bytes_of(bk);
+    p->stages = stages_for(stage_bytes);
+    if (a->max_stages && p->stages > a->max_stages)
+        p->stages = a->max_stages;
+    if (p->stages < 2) {
         free(plan);
-        snprintf(why, why_len, "cudaDeviceGetAttribute(multiprocessor count): %s", cudaGetErrorString(err));
-        return (int)err;
+        snprintf(why, why_len, "tensor-core engine: %d+%d planes do not fit two pipeline stages", a->n_a_planes,
+                 a->n_b_planes);
+        return (int)cudaErrorInvalidValue;
     }
-    /* Persistent: one CTA per multiprocessor, each taking every grid-th tile. */
-    const int tiles = p->tiles_m * p->tiles_n;
-    plan->grid = tiles < sms ? tiles : sms;
+    p->n_a = a->n_a_planes;
+    p->n_b = a->n_b_planes;
+    p->n_pairs = a->n_pairs;
+    for (int q = 0; q < a->n_pairs; q++) {
+        p->pa[q] = (signed char)a->pairs[q].a;
+        p->pb[q] = (signed char)a->pairs[q].b;
+    }
+    for (int L = 0; L < a->n_levels; L++)
+        p->level_weight[L] = a->level_weight[L];
+    p->m = (int)a->m;
+    p->n = (int)a->n;
+    p->k_blocks = (int)((a->k + bk - 1) / bk);
+    p->scale_groups = bk / a->kgroup;
+    p->tiles_m = (int)((a->m + TC_BM - 1) / TC_BM);
+    p->tiles_n = (int)((a->n + bn - 1) / bn);
+    p->row_exp = a->row_exp;
+    p->col_exp = a->col_exp;
+    p->c = a->c;
+    p->ldc = a->ldc;
+    const int64_t groups = tc_s8_groups(a->k, a->kgroup);
+    bool ok = encode_planes(p, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, (const void *const *)a->a_planes,
+                            (const void *const *)a->b_planes, a->m, a->n, a->k, a->ld, bk, bn, bk, why, why_len) &&
+              encode_map(&p->a_scale, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, a->a_scale, a->a_scale_ld, groups,
+                         a->a_scale_ld, TC_BM, p->scale_groups, CU_TENSOR_MAP_SWIZZLE_NONE, "A scales", why,
+                         why_len) &&
+              encode_map(&p->b_scale, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, a->b_scale, a->b_scale_ld, groups,
+                         a->b_scale_ld, bn, p->scale_groups, CU_TENSOR_MAP_SWIZZLE_NONE, "B scales", why, why_len);
+    if (!ok) {
+        free(plan);
+        return (int)cudaErrorInvalidValue;
+    }
+    int err = finish_plan(plan, stage_bytes, why, why_len);
+    if (err) {
+        free(plan);
+        return err;
+    }
     *out = plan;
     return 0;
 }
@@ -467,8 +912,10 @@ extern "C" void tc_plan_destroy(struct tc_plan *plan)
 extern "C" void tc_plan_describe(const struct tc_plan *plan, char *buf, size_t len)
 {
     const kernel_params *p = &plan->params;
-    snprintf(buf, len, "tile=%dx%dx%d stages=%d planes=%d+%d pairs=%d", TC_BM, plan->bn,
-             plan->bk_bytes / tc_plane_elem_bytes(plan->fmt), p->stages, p->n_a, p->n_b, p->n_pairs);
+    int n = snprintf(buf, len, "tile=%dx%dx%d stages=%d planes=%d+%d pairs=%d", TC_BM, plan->bn,
+                     plan->bk_bytes / tc_plane_elem_bytes(plan->fmt), p->stages, p->n_a, p->n_b, p->n_pairs);
+    if (plan->fmt == TC_IN_S8 && n >= 0 && (size_t)n < len)
+        snprintf(buf + n, len - (size_t)n, " kgroup=%d", plan->kgroup);
 }
 
 extern "C" int tc_plan_stages(const struct tc_plan *plan)

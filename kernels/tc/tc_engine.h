@@ -62,6 +62,44 @@ int tc_flush_step(enum tc_input fmt);
 /* Can the engine run this problem? false with a reason when not. */
 int tc_gemm_supported(const struct tc_gemm_args *args, char *why, size_t why_len);
 
+/* Block-scaled INT8 levels (MixPert, papers/000 §3.3): INT8 planes whose
+ * values lie in -127..127, and per group of `kgroup` values of k a power-of-
+ * two scale for every row of A (a_scale) and column of B (b_scale). The
+ * pairs, in MMA order, form levels (pairs level_end[L-1] .. level_end[L]-1):
+ * per group and level the tensor cores sum the level's products exactly in
+ * INT32 (v), and the consumers add
+ *     acc = fmaf((float)v, (a_scale * level_weight[L]) * b_scale, acc)
+ * group by group, level by level, every product rounded to nearest. (float)v
+ * is exact because the engine requires pairs(L) * kgroup * 128^2 <= 2^22.
+ * The optional row_exp/col_exp then scale C as for the float formats. */
+#define TC_MAX_S8_PAIRS 8
+#define TC_MAX_LEVELS 5
+
+struct tc_s8_args {
+    int64_t m, n, k;
+    int n_a_planes, n_b_planes;
+    const int8_t *a_planes[TC_MAX_PLANES], *b_planes[TC_MAX_PLANES];
+    int64_t ld;                              /* tc_plane_ld(TC_IN_S8, k) */
+    int n_pairs;
+    struct tc_pair pairs[TC_MAX_S8_PAIRS];
+    int n_levels;
+    int level_end[TC_MAX_LEVELS];
+    float level_weight[TC_MAX_LEVELS];
+    int kgroup;                              /* 32, 64 or 128 */
+    const float *a_scale, *b_scale;          /* [group][scale_ld]: group g of row i at g*a_scale_ld + i */
+    int64_t a_scale_ld, b_scale_ld;          /* >= m (n), multiples of 4 */
+    const int *row_exp, *col_exp;
+    float *c;
+    int64_t ldc;
+    int max_stages;
+};
+
+/* Can the engine run this block-scaled INT8 problem? false with a reason. */
+int tc_s8_supported(const struct tc_s8_args *args, char *why, size_t why_len);
+
+/* Scale groups along k. */
+int64_t tc_s8_groups(int64_t k, int kgroup);
+
 /* A launch prepared once (tensor maps, grid, shared memory) and enqueued
  * many times: what a scheme's setup and timed calls need. */
 struct tc_plan;
@@ -74,6 +112,9 @@ void tc_plan_destroy(struct tc_plan *plan);
 
 /* What the plan chose (for a scheme's `settings`): "tile=128x256x64 stages=4 ...". */
 void tc_plan_describe(const struct tc_plan *plan, char *buf, size_t len);
+
+/* The block-scaled INT8 plan (tc_s8_args; same conventions as tc_plan_create). */
+int tc_s8_plan_create(const struct tc_s8_args *args, struct tc_plan **plan, char *why, size_t why_len);
 
 /* The pipeline depth the plan chose. */
 int tc_plan_stages(const struct tc_plan *plan);

@@ -14,6 +14,7 @@ static float plane_value(enum tc_input fmt, const void *plane, int64_t index)
     case TC_IN_FP16: return mpb_fp16_to_f32(((const uint16_t *)plane)[index]);
     case TC_IN_BF16: return mpb_bf16_to_f32(((const uint16_t *)plane)[index]);
     case TC_IN_TF32: return ((const float *)plane)[index];
+    case TC_IN_S8: return (float)((const int8_t *)plane)[index];
     }
     return NAN;
 }
@@ -51,4 +52,33 @@ void tc_engine_host(const struct tc_mma_model *model, const struct tc_gemm_args 
     for (int64_t j = 0; j < g->n; j++)
         for (int64_t i = 0; i < g->m; i++)
             g->c[j * g->ldc + i] = tc_engine_entry(model, g, i, j);
+}
+
+float tc_s8_engine_entry(const struct tc_s8_args *g, int64_t i, int64_t j)
+{
+    const int64_t groups = tc_s8_groups(g->k, g->kgroup);
+    float acc = 0.0f;
+    for (int64_t G = 0; G < groups; G++) {
+        const int64_t l0 = G * g->kgroup, l1 = l0 + g->kgroup < g->k ? l0 + g->kgroup : g->k;
+        for (int L = 0, q = 0; L < g->n_levels; L++) {
+            int32_t v = 0; /* exact: the engine bounds |v| by 2^22 */
+            for (; q < g->level_end[L]; q++) {
+                const int8_t *a = g->a_planes[g->pairs[q].a] + i * g->ld, *b = g->b_planes[g->pairs[q].b] + j * g->ld;
+                for (int64_t l = l0; l < l1; l++)
+                    v += (int32_t)a[l] * (int32_t)b[l];
+            }
+            const float ra = g->a_scale[G * g->a_scale_ld + i] * g->level_weight[L];
+            acc = fmaf((float)v, ra * g->b_scale[G * g->b_scale_ld + j], acc);
+        }
+    }
+    if (g->row_exp)
+        acc = ldexpf(acc, -(g->row_exp[i] + g->col_exp[j]));
+    return acc;
+}
+
+void tc_s8_engine_host(const struct tc_s8_args *g)
+{
+    for (int64_t j = 0; j < g->n; j++)
+        for (int64_t i = 0; i < g->m; i++)
+            g->c[j * g->ldc + i] = tc_s8_engine_entry(g, i, j);
 }

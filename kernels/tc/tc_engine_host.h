@@ -15,6 +15,10 @@ float tc_engine_entry(const struct tc_mma_model *model, const struct tc_gemm_arg
 /* Every entry of C. */
 void tc_engine_host(const struct tc_mma_model *model, const struct tc_gemm_args *g);
 
+/* The block-scaled INT8 path (tc_s8_args): entry (i, j), and every entry. */
+float tc_s8_engine_entry(const struct tc_s8_args *g, int64_t i, int64_t j);
+void tc_s8_engine_host(const struct tc_s8_args *g);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,7 +26,9 @@
 
 #include "mpb_hd.h"
 
-enum tc_input { TC_IN_FP16 = 0, TC_IN_BF16 = 1, TC_IN_TF32 = 2 };
+/* TC_IN_S8: the engine's block-scaled INT8 path (tc_s8_args); INT8 MMAs are
+ * exact integer sums (`mpbench probe`), so no model parameter applies. */
+enum tc_input { TC_IN_FP16 = 0, TC_IN_BF16 = 1, TC_IN_TF32 = 2, TC_IN_S8 = 3 };
 
 struct tc_mma_model {
     int frac_bits;   /* bits kept below the largest addend's leading bit */
@@ -47,7 +49,7 @@ struct tc_mma_model {
 /* Products per instruction for each input format (wgmma m64nNk16 / k8). */
 MPB_HD int tc_input_k(enum tc_input fmt)
 {
-    return fmt == TC_IN_TF32 ? 8 : 16;
+    return fmt == TC_IN_TF32 ? 8 : fmt == TC_IN_S8 ? 32 : 16;
 }
 
 /* Smallest normal exponent: FP16 -14, BF16/TF32 -126 (as FP32). */

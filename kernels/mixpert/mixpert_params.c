@@ -1,0 +1,154 @@
+/* Parameter table, recipe, check(), error bound and note of mixpert (mixpert.h). */
+#include "mixpert/mixpert.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mpb_size.h"
+
+static const char *const config_choices[] = {"I", "II", "III", "IV", NULL};
+static const char *const align_choices[] = {"row", "tile", NULL};
+
+const struct mpb_param_spec mpb_mixpert_params[MPB_MIXPERT_N_PARAMS] = {
+    {.name = "config", .kind = MPB_PARAM_CHOICE, .def = "IV", .choices = config_choices,
+     .help = "segments of A and B kept (papers/000 §3.3.1): I = 2+2 (4 INT8 products), II = 2+3 and "
+             "III = 3+2 (6), IV = 3+3 without s2*t2 (8)"},
+    {.name = "align", .kind = MPB_PARAM_CHOICE, .def = "row", .choices = align_choices,
+     .help = "exponent groups: row = each row of A (column of B) on its own; tile = 16 rows of A, "
+             "8 columns of B (the paper's m16n8k32 tile): more shift loss, same cost"},
+    {.name = "kgroup", .kind = MPB_PARAM_INT, .def = "64", .lo = 32, .hi = 128,
+     .help = "values of k per exponent group: 32 (the paper's k-tile), 64 or 128 (config=I only); "
+             "larger groups convert INT32 to FP32 less often"},
+};
+
+void mp_recipe_of(const double *params, struct mp_recipe *r)
+{
+    memset(r, 0, sizeof *r);
+    r->config = (int)params[0] + 1;
+    r->align = (enum mp_align)(int)params[1];
+    r->kgroup = (int)params[2];
+    r->a_segs = r->config == 1 || r->config == 2 ? 2 : 3;
+    r->b_segs = r->config == 1 || r->config == 3 ? 2 : 3;
+    /* Levels L = i + j, pairs by increasing i; s2*t2 (L = 4) is left out
+     * (§3.2.2: it lies beyond FP32's 24 bits). */
+    for (int L = 0; L <= 3; L++) {
+        int before = r->n_pairs;
+        for (int i = 0; i <= L; i++) {
+            int j = L - i;
+            if (i < r->a_segs && j < r->b_segs)
+                r->pairs[r->n_pairs++] = (struct tc_pair){i, j};
+        }
+        if (r->n_pairs > before) {
+            r->level_end[r->n_levels] = r->n_pairs;
+            r->level_weight[r->n_levels] = ldexpf(1.0f, -12 - MP_SEG_BITS * L);
+            r->n_levels++;
+        }
+    }
+}
+
+int mp_group_rows(const struct mp_recipe *r, int operand)
+{
+    return r->align == MP_ALIGN_TILE ? (operand == 0 ? MP_TILE_ROWS_A : MP_TILE_COLS_B) : 1;
+}
+
+int64_t mp_scale_ld(int64_t rows)
+{
+    return (rows + 3) / 4 * 4;
+}
+
+void mp_describe(const struct mp_recipe *r, char *buf, size_t len)
+{
+    static const char *const names[] = {"", "I", "II", "III", "IV"};
+    snprintf(buf, len, "config=%s segments=%d+%d products=%d align=%s kgroup=%d", names[r->config], r->a_segs,
+             r->b_segs, r->n_pairs, r->align == MP_ALIGN_TILE ? "tile" : "row", r->kgroup);
+}
+
+void mp_note(const int64_t counts[2][MP_N_COUNTS], int64_t groups_a, int64_t groups_b, char *buf, size_t len)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int side = 0; side < 2 && used < len; side++) {
+        const int64_t *c = counts[side];
+        const int64_t groups = side ? groups_b : groups_a;
+        if (c[MP_COUNT_UNSAFE])
+            used += (size_t)snprintf(buf + used, len - used, "%s%s: %lld of %lld groups beyond the safe range",
+                                     used ? "; " : "", side ? "B" : "A", (long long)c[MP_COUNT_UNSAFE],
+                                     (long long)groups);
+        if (c[MP_COUNT_UNDERFLOW] && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s: %lld groups below 2^-149 of the largest dropped",
+                                     used ? "; " : "", side ? "B" : "A", (long long)c[MP_COUNT_UNDERFLOW]);
+        if (c[MP_COUNT_NONFINITE] && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s: %lld %s with NaN/Inf recomputed in FP32",
+                                     used ? "; " : "", side ? "B" : "A", (long long)c[MP_COUNT_NONFINITE],
+                                     side ? "columns" : "rows");
+    }
+}
+
+bool mpb_mixpert_check(const double *params, const struct mpb_gemm *g, const struct mpb_device_info *dev,
+                       char *why, size_t why_len)
+{
+    struct mp_recipe r;
+    mp_recipe_of(params, &r);
+    if (r.kgroup != 32 && r.kgroup != 64 && r.kgroup != 128) {
+        snprintf(why, why_len, "kgroup = %d: must be 32, 64 or 128", r.kgroup);
+        return false;
+    }
+    /* The engine sums a level in INT32 only while pairs * kgroup <= 256, and
+     * kgroup = 128 needs 128-byte k-tiles, which only two planes per operand
+     * leave room for. */
+    if (r.kgroup == 128 && r.config != 1) {
+        snprintf(why, why_len, "kgroup = 128 needs config=I (2+2 segments)");
+        return false;
+    }
+    if (g->m >= INT64_C(1) << 31 || g->n >= INT64_C(1) << 31 || g->k >= INT64_C(1) << 31) {
+        snprintf(why, why_len, "m, n and k must be below 2^31 (the engine's tensor maps)");
+        return false;
+    }
+    if (dev && !(dev->cc_major == 9 && dev->cc_minor == 0)) {
+        snprintf(why, why_len, "the tensor-core engine is built for sm_90a (Hopper); this GPU is sm_%d%d",
+                 dev->cc_major, dev->cc_minor);
+        return false;
+    }
+    return true;
+}
+
+/* Error bound, row/column-wise (|C^ - C|_ij <= f ||A(i,:)||_2 ||B(:,j)||_2),
+ * align=row. A value x of a group with largest magnitude M is held to
+ * within 2^(E-21) <= 2^-20 M with three segments (rounding at bit 21), and
+ * within 2^(E-13) <= 2^-12 M with two (s2 cut off). Summed over k with
+ * the group maxima: sum_l M_g(l) |y_l| <= sqrt(kgroup) ||x|| ||y||, and for
+ * the dropped s2*t2 (<= 2^-24 M N) sum_l M N <= kgroup ||x|| ||y||. The
+ * FP32 sum takes one rounding per group and level (fmaf), each at most
+ * 2^-24 of a partial sum of the segment products, themselves at most
+ * (1 + 2^-6)^2 |x||y|. align=tile: a group spans 16 rows of A (8 columns of
+ * B), whose largest value no norm of this row bounds: no bound (NaN). */
+double mpb_mixpert_bound(const double *params, int64_t k)
+{
+    struct mp_recipe r;
+    mp_recipe_of(params, &r);
+    if (r.align == MP_ALIGN_TILE)
+        return NAN;
+    const double ea = r.a_segs == 3 ? 0x1p-20 : 0x1p-12, eb = r.b_segs == 3 ? 0x1p-20 : 0x1p-12;
+    const double kg = r.kgroup, groups = (double)((k + r.kgroup - 1) / r.kgroup);
+    double f = sqrt(kg) * (ea * (1 + eb) + eb);
+    if (r.config == 4)
+        f += kg * 0x1p-24;
+    f += groups * r.n_levels * 0x1p-24 * (1 + 0x1p-5);
+    return f * (1 + 0x1p-10);
+}
+
+/* Device (setup) or host (model) bytes beyond A, B and C: three planes per
+ * operand, the group exponents and scales, row/column exponents and
+ * non-finite lists, the counters. */
+size_t mpb_mixpert_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
+{
+    (void)on_device;
+    struct mp_recipe r;
+    mp_recipe_of(params, &r);
+    const int64_t ld = tc_plane_ld(TC_IN_S8, g->k), groups = tc_s8_groups(g->k, r.kgroup);
+    size_t planes = mpb_size_mul(3, mpb_size_matrix(g->m + g->n, ld, 1));
+    size_t scales = mpb_size_matrix(groups, mp_scale_ld(g->m) + mp_scale_ld(g->n), 2 * sizeof(float));
+    size_t per_row = mpb_size_matrix(g->m + g->n, 1, 4 * sizeof(int32_t));
+    return mpb_size_add(mpb_size_add(planes, scales), mpb_size_add(per_row, 256));
+}
