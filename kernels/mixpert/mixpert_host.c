@@ -64,14 +64,16 @@ static void pack_operand(const struct mp_recipe *r, int operand, const float *x,
         counts[MP_COUNT_NONFINITE] += nonfinite[v];
 }
 
-/* C(i, j) as a plain FP32 dot product, k in order (the GPU's recomputation). */
+/* C(i, j) as a plain FP32 dot product, k in order (the GPU's recomputation).
+ * A NaN comes out as the GPU's canonical quiet NaN, whatever the inputs'
+ * NaN bits (the x86 FMA would pass an input's payload on). */
 static float fp32_dot(const struct mpb_gemm *g, int64_t i, int64_t j)
 {
     const float *a = (const float *)g->a, *b = (const float *)g->b;
     float acc = 0.0f;
     for (int64_t l = 0; l < g->k; l++)
         acc = fmaf(a[i + l * g->m], b[l + j * g->k], acc);
-    return acc;
+    return isnan(acc) ? tc_nan() : acc;
 }
 
 enum mpb_status mpb_mixpert_host(const struct mpb_gemm *g, const double *params, struct mpb_scheme_info *info)
