@@ -25,6 +25,8 @@
 #define MAX_CHAINS 8
 #define MAX_THRESHOLDS 16
 
+_Static_assert(MPB_TUNE_PRIORK_RANKS == 16384, "--help and README quote PriorK's 16384");
+
 static void help(void)
 {
     puts(
@@ -56,7 +58,8 @@ static void help(void)
 "  --strategy S[,...]    motuner (papers/003 Alg. 1), greedy (papers/000 §3.4),\n"
 "                        exhaustive (every configuration: refused above\n"
 "                        --exhaustive-limit), priork (papers/003's PriorK: a random\n"
-"                        pick of the fastest 1% of the per-GEMM acceptable levels)\n"
+"                        pick of the fastest 1% of the combinations of per-GEMM\n"
+"                        acceptable levels, at most of the fastest 16384)\n"
 "                        (default motuner,greedy,priork)\n"
 "  --cost-model M        what a GEMM under a level costs, which the strategies\n"
 "                        minimise: measured (default): timed on this backend (on\n"
