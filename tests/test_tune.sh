@@ -22,6 +22,7 @@ refine_fp16,tau=000,32,32,32,0.25,ok
 refine_fp16,tau=110 accum=tc flush_k=256 scale=rowcol,32,32,32,0.5,ok
 sgemm,,32,32,32,9.0,error
 EOF
+sed 's/,32,32,32,/,8,8,8,/' "$dir/costs.csv" >"$dir/costs8.csv"
 levels="--levels bf16,fp16,tf32,sgemm --levels refine_fp16 -a tau=000,110"
 if ! "$mpbench" tune -c micro3 --size 32 $levels --threshold E1,E3,1e-6:fro_rel,E7 \
     --strategy motuner,greedy,exhaustive,priork --backend host --cost-model "$dir/costs.csv" \
@@ -85,10 +86,26 @@ refuse "no --threshold" $base $levels
 refuse "no --levels" $base --threshold E1
 refuse "unknown scheme" $base --levels sgemmm --threshold E1
 refuse "cost-model $dir/none.csv: cannot read" $base $levels --threshold E1 --cost-model "$dir/none.csv"
-# A cost file without a level's time: a runtime error naming what is missing.
-"$mpbench" tune $base --levels ape_bf16x3,sgemm --threshold E1 --cost-model "$dir/costs.csv" >"$dir/out" 2>"$dir/err"
+# A cost file without a level's time: error rows naming what is missing
+# (one per threshold and strategy), the run goes on to the next size, exit 3.
+"$mpbench" tune -c micro3 --size 48,32 --backend host $levels --threshold E1,E3 --strategy motuner,priork \
+    --cost-model "$dir/costs.csv" --csv "$dir/e.csv" >"$dir/out" 2>"$dir/err"
 rc=$?
-[ "$rc" -eq 3 ] && grep -q "no time for ape_bf16x3 at 32x32x32" "$dir/err" || fail "missing cost: rc $rc, $(cat "$dir/err")"
+[ "$rc" -eq 3 ] && grep -q "no time for .* at 48x48x48" "$dir/err" || fail "missing cost: rc $rc, $(cat "$dir/err")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { n[$c["size"] " " $c["status"]]++ }
+    $c["size"] == 48 && $c["note"] !~ /no time for/ { print "FAIL: error row without the reason: " $0; bad++ }
+    END { if (n["48 error"] != 4 || n["32 ok"] != 4) { print "FAIL: rows by size and status: 48 error " n["48 error"] \
+          ", 32 ok " n["32 ok"] " (4 each)"; bad++ }; exit bad > 0 }' "$dir/e.csv" || fails=$((fails + 1))
+grep -q '"error": 4' "$dir/e.csv.meta.json" || fail "the sidecar does not count the 4 error rows"
+
+# PriorK on micro9 under six levels (6^9, about 10^7 combinations, all
+# acceptable under E1): it walks to its pick instead of refusing the space.
+"$mpbench" tune -c micro9 --size 8 --backend host $levels --threshold E1 --strategy priork \
+    --cost-model "$dir/costs8.csv" --csv "$dir/p.csv" >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 0 ] && awk -F, 'NR == 2 && $12 == "ok" && /among the fastest 16384 of 10077696 combinations/' "$dir/p.csv" |
+    grep -q . || fail "priork on 6^9: rc $rc, $(cat "$dir/err") $(cat "$dir/p.csv")"
 
 [ "$fails" -eq 0 ] && echo "test_tune: all checks passed"
 exit "$fails"

@@ -112,6 +112,11 @@ void mpb_tune_print_levels(const struct mpb_tune_chain *c, const struct mpb_tune
            "pred x", "meas x", "valid", "runs", "tune s", "choice (rank per GEMM)");
 }
 
+void mpb_tune_print_failed(const struct mpb_tune_chain *c)
+{
+    printf("\n%s at n = %lld: %d GEMMs; not tuned:\n", c->name, (long long)c->size, c->n_ops);
+}
+
 void mpb_tune_print_row(const struct mpb_tune_row *r)
 {
     char names[4096], ranks[256];

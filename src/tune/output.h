@@ -41,5 +41,7 @@ void mpb_tune_print_levels(const struct mpb_tune_chain *c, const struct mpb_tune
                            const double *op0_err, const double (*cost)[MPB_TUNE_MAX_LEVELS],
                            double baseline_ms, const char *cost_model);
 void mpb_tune_print_row(const struct mpb_tune_row *r);
+/* The heading of a chain that failed before its strategies ran (its rows follow). */
+void mpb_tune_print_failed(const struct mpb_tune_chain *c);
 
 #endif
