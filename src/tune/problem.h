@@ -27,11 +27,17 @@ struct mpb_tune_chain_run {
     enum mpb_tune_metric metric;
     float *run[MPB_TUNE_MAX_BUFFERS];   /* the FP32 chain (inputs included) */
     double *ref[MPB_TUNE_MAX_BUFFERS];  /* the FP64 chain */
-    const struct mpb_tune_level *cached[MPB_TUNE_MAX_OPS]; /* what each op's output in run[] was made with */
+    const struct mpb_tune_level *cached[MPB_TUNE_MAX_OPS]; /* what each op's output was made with */
     /* Each op alone: its inputs as the FP64 chain has them, rounded to FP32,
      * and dgemm's product of those (made when first asked for). */
     float *alone_a[MPB_TUNE_MAX_OPS], *alone_b[MPB_TUNE_MAX_OPS], *alone_c;
     double *alone_ref[MPB_TUNE_MAX_OPS];
+    /* On the GPU the FP32 chain stays there from open to close: each
+     * buffer's and alone operand's device copy (all NULL on the host
+     * backend), run[] and alone_c their host mirrors, downloaded only when
+     * the error check or a host step reads one that a GEMM rewrote (stale). */
+    void *dev[MPB_TUNE_MAX_BUFFERS], *alone_dev_a[MPB_TUNE_MAX_OPS], *alone_dev_b[MPB_TUNE_MAX_OPS], *alone_dev_c;
+    bool stale[MPB_TUNE_MAX_BUFFERS];
 };
 
 /* Inputs from `seed` and the FP64 reference; false with why. */
