@@ -44,7 +44,11 @@ static void help(void)
 "\n"
 "  -c CHAIN[,...]        micro3, micro6, micro9: 3, 6, 9 dependent n x n x n GEMMs\n"
 "                        (X_i = X_(i-1) W_i, moTuner's Micro); mlp3: a 3-layer MLP\n"
-"                        forward pass (GEMM + bias + ReLU), batch and widths n\n"
+"                        forward pass (GEMM + bias + ReLU), batch and widths n;\n"
+"                        cholesky: a blocked right-looking Cholesky of an SPD\n"
+"                        n x n matrix (n a multiple of 4) in 4 block columns, its\n"
+"                        3 trailing updates the GEMMs (HPL-AI), the solve with its\n"
+"                        factor refined in FP64 and reported\n"
 "  --size VALUES         n (VALUES as in run)\n"
 "  --levels SCHEME[,...] FP32 schemes (mpbench list schemes); -a KEY=VALUES after it\n"
 "                        sets a parameter of those schemes, a list makes one level\n"
@@ -75,7 +79,7 @@ static void help(void)
 "                        FILE.meta.json (README \"mpbench tune\")\n"
 "\n"
 "The measured time of a chain is the sum of its GEMMs' times (elementwise steps\n"
-"untimed). Blocked Cholesky/LU chains and FP64 levels are not built yet.\n"
+"untimed). LU chains and FP64 levels are not built yet.\n"
 "A failure (a GEMM that cannot run, a cost missing from FILE) is a row with\n"
 "status error and its note, and the run goes on; a sticky CUDA error ends it.\n"
 "Exit: 0 ok; 2 usage error; 3 a row with status error, or an I/O or sticky\n"
@@ -261,8 +265,11 @@ static bool check_args(struct tune_args *t, struct mpb_tune_level *levels, int *
     }
     for (int c = 0; c < t->n_chains; c++) {
         struct mpb_tune_chain chain;
-        if (!mpb_tune_chain_build(t->chains[c], 1, &chain, why, sizeof why))
-            return false;
+        for (int z = 0; z < t->sizes.n; z++)
+            if (!mpb_tune_chain_build(t->chains[c], t->sizes.v[z], &chain, why, sizeof why)) {
+                mpb_cli_error(CMD, "-c %s --size %lld: %s", t->chains[c], (long long)t->sizes.v[z], why);
+                return false;
+            }
         for (int s = 0; s < t->n_strategies; s++)
             if (!mpb_tune_feasible((enum mpb_tune_strategy)t->strategies[s], chain.n_ops, *n_levels, &t->opt, why,
                                    sizeof why)) {
@@ -398,7 +405,8 @@ static struct mpb_tune_row row_start(const struct session *s, const struct mpb_t
                                  .strategy = (enum mpb_tune_strategy)t->strategies[k],
                                  .baseline_predicted_ms = NAN, .baseline_measured_ms = NAN, .measured_ms = NAN,
                                  .optimum_predicted_ms = NAN, .seed = (uint64_t)t->seed,
-                                 .valid_seed = (uint64_t)t->seed + 1, .valid_err = NAN, .tune_s = NAN};
+                                 .valid_seed = (uint64_t)t->seed + 1, .valid_err = NAN, .tune_s = NAN,
+                                 .ir = {.iterations = -1}};
 }
 
 /* A chain that failed before any strategy ran (its reference, a level's
@@ -483,6 +491,7 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
                 for (int i = 0; i < c->n_ops; i++)
                     per_op[i] = &ranked[row->choice.levels[i]];
                 row->ok = mpb_tune_chain_run_time(&run, per_op, &row->measured_ms, &err, why, sizeof why) &&
+                          (!c->factor.blocks || mpb_tune_chain_run_refine(&run, &row->ir, why, sizeof why)) &&
                           mpb_tune_chain_run_evaluate(&valid, row->choice.levels, c->n_ops - 1, vals, &row->valid_err,
                                                       &gemms, why, sizeof why);
                 if (!row->ok)

@@ -63,6 +63,28 @@ fi
 grep -q "note \[cost-host\]" "$dir/err" || fail "no note on host times"
 [ "$(awk -F, 'NR > 1 && $15 == "yes"' "$dir/m.csv" | wc -l)" -ge 8 ] || fail "measured: fewer than 8 rows met"
 
+# The blocked Cholesky: its FP64 chain solves A x = b to HPL-AI's limit
+# unrefined (so its steps factor A), and with every trailing update in bf16
+# or all in sgemm the FP64 refinement reaches the limit too, bf16 in more steps.
+for lv in bf16 sgemm; do
+    "$mpbench" tune -c cholesky --size 32,64 --levels $lv --threshold E1 --strategy motuner --backend host \
+        --csv "$dir/c-$lv.csv" >"$dir/out" 2>"$dir/err" || fail "cholesky $lv exited $? ($(cat "$dir/err"))"
+done
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    FNR == 1 { next }
+    { lv = FILENAME ~ /bf16/ ? "bf16" : "sgemm"; it[lv " " $c["size"]] = $c["ir_iterations"] }
+    $c["status"] != "ok" || $c["ir_met"] != "yes" || $c["fp64_backward_err"] + 0 > 16 * $c["size"] * 2 ^ -53 ||
+    $c["choice"] != lv ";" lv ";" lv {
+        print "FAIL: cholesky " lv " at " $c["size"] ": " $c["status"] " " $c["choice"] " ir_met " $c["ir_met"] \
+            " fp64 " $c["fp64_backward_err"] " " $c["note"]; bad++ }
+    END { for (n = 32; n <= 64; n += 32) if (!(it["bf16 " n] > it["sgemm " n])) {
+              print "FAIL: cholesky at " n ": bf16 refined in " it["bf16 " n] " steps, sgemm in " it["sgemm " n]; bad++ }
+          exit bad > 0 }' "$dir/c-bf16.csv" "$dir/c-sgemm.csv" || fails=$((fails + 1))
+head -1 "$dir/c-bf16.csv" | grep -q '^tune_schema_version,.*,git_sha,ir_iterations,ir_backward_err,ir_met,fp64_backward_err$' ||
+    fail "the refinement columns are not the last four"
+awk -F, 'NR == 2 && $1 != 2 { exit 1 }' "$dir/c-bf16.csv" || fail "tune_schema_version is not 2"
+awk -F, 'NR > 1 && $(NF - 3) != "" { exit 1 }' "$dir/t.csv" || fail "micro3 rows have refinement values"
+
 # Refusals: exit 2 and a message naming the option and value.
 refuse() {
     want=$1
@@ -78,7 +100,8 @@ refuse "threshold 'E9'" $base $levels --threshold E9
 refuse "threshold '0.1:rel'" $base $levels --threshold 0.1:rel
 refuse "threshold '-1:abs'" $base $levels --threshold=-1:abs
 refuse "FP64 scheme" $base --levels dgemm,sgemm --threshold E1
-refuse "-c 'cholesky'" -c cholesky --size 32 $levels --threshold E1
+refuse "-c 'lu'" -c lu --size 32 $levels --threshold E1
+refuse "multiple of its 4 blocks" -c cholesky --size 32,30 $levels --threshold E1
 refuse "strategy 'fast'" $base $levels --threshold E1 --strategy fast
 refuse "motuner is given twice" $base $levels --threshold E1 --strategy motuner,motuner
 refuse "'sgemm' is given twice" $base --levels sgemm,sgemm --threshold E1

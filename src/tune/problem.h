@@ -57,6 +57,25 @@ bool mpb_tune_chain_run_standalone(void *ctx, int op, int level, double *err, ch
 bool mpb_tune_chain_run_time(struct mpb_tune_chain_run *r, const struct mpb_tune_level *const *per_op, double *ms,
                              double *err, char *why, size_t why_len);
 
+/* HPL-AI's check: the solve passes when its backward error is below this
+ * times n ε (ε = 2⁻⁵³); refinement stops there or after MPB_TUNE_IR_MAX steps. */
+#define MPB_TUNE_IR_SCALED_LIMIT 16
+#define MPB_TUNE_IR_MAX 50
+
+struct mpb_tune_refinement {
+    int iterations;           /* refinement steps after the first solve */
+    double backward_err;      /* ‖b - A x‖∞ / (‖A‖∞ ‖x‖∞ + ‖b‖∞) at the end */
+    double tolerance;         /* MPB_TUNE_IR_SCALED_LIMIT n ε */
+    double fp64_backward_err; /* the FP64 chain's factor's solve, unrefined */
+};
+
+/* For a factorisation chain (chain->factor.blocks > 0), after a run of the
+ * whole chain: A x = b solved with its factor, refined in FP64 (HPL-AI:
+ * x += (L Lᵀ)⁻¹ (b - A x), the residual in double), and the FP64 chain's
+ * solve as the yardstick. */
+bool mpb_tune_chain_run_refine(struct mpb_tune_chain_run *r, struct mpb_tune_refinement *out, char *why,
+                               size_t why_len);
+
 /* Op `op` alone under `level`, timed (the measured cost model). */
 bool mpb_tune_chain_run_profile(struct mpb_tune_chain_run *r, const struct mpb_tune_level *level, int op,
                                 double *ms, char *why, size_t why_len);
