@@ -25,6 +25,8 @@
 #define MAX_CHAINS 8
 #define MAX_THRESHOLDS 16
 
+_Static_assert(MPB_TUNE_PRIORK_RANKS == 16384, "--help and README quote PriorK's 16384");
+
 static void help(void)
 {
     puts(
@@ -42,7 +44,11 @@ static void help(void)
 "\n"
 "  -c CHAIN[,...]        micro3, micro6, micro9: 3, 6, 9 dependent n x n x n GEMMs\n"
 "                        (X_i = X_(i-1) W_i, moTuner's Micro); mlp3: a 3-layer MLP\n"
-"                        forward pass (GEMM + bias + ReLU), batch and widths n\n"
+"                        forward pass (GEMM + bias + ReLU), batch and widths n;\n"
+"                        cholesky: a blocked right-looking Cholesky of an SPD\n"
+"                        n x n matrix (n a multiple of 4) in 4 block columns, its\n"
+"                        3 trailing updates the GEMMs (HPL-AI), the solve with its\n"
+"                        factor refined in FP64 and reported\n"
 "  --size VALUES         n (VALUES as in run)\n"
 "  --levels SCHEME[,...] FP32 schemes (mpbench list schemes); -a KEY=VALUES after it\n"
 "                        sets a parameter of those schemes, a list makes one level\n"
@@ -56,7 +62,8 @@ static void help(void)
 "  --strategy S[,...]    motuner (papers/003 Alg. 1), greedy (papers/000 §3.4),\n"
 "                        exhaustive (every configuration: refused above\n"
 "                        --exhaustive-limit), priork (papers/003's PriorK: a random\n"
-"                        pick of the fastest 1% of the per-GEMM acceptable levels)\n"
+"                        pick of the fastest 1% of the combinations of per-GEMM\n"
+"                        acceptable levels, at most of the fastest 16384)\n"
 "                        (default motuner,greedy,priork)\n"
 "  --cost-model M        what a GEMM under a level costs, which the strategies\n"
 "                        minimise: measured (default): timed on this backend (on\n"
@@ -72,9 +79,11 @@ static void help(void)
 "                        FILE.meta.json (README \"mpbench tune\")\n"
 "\n"
 "The measured time of a chain is the sum of its GEMMs' times (elementwise steps\n"
-"untimed). Blocked Cholesky/LU chains and FP64 levels are not built yet.\n"
-"Exit: 0 ok; 2 usage error; 3 runtime error (a GEMM failed, I/O); 77 no GPU\n"
-"with --backend cuda.");
+"untimed). LU chains and FP64 levels are not built yet.\n"
+"A failure (a GEMM that cannot run, a cost missing from FILE) is a row with\n"
+"status error and its note, and the run goes on; a sticky CUDA error ends it.\n"
+"Exit: 0 ok; 2 usage error; 3 a row with status error, or an I/O or sticky\n"
+"CUDA error; 77 no GPU with --backend cuda.");
 }
 
 struct threshold {
@@ -256,8 +265,11 @@ static bool check_args(struct tune_args *t, struct mpb_tune_level *levels, int *
     }
     for (int c = 0; c < t->n_chains; c++) {
         struct mpb_tune_chain chain;
-        if (!mpb_tune_chain_build(t->chains[c], 1, &chain, why, sizeof why))
-            return false;
+        for (int z = 0; z < t->sizes.n; z++)
+            if (!mpb_tune_chain_build(t->chains[c], t->sizes.v[z], &chain, why, sizeof why)) {
+                mpb_cli_error(CMD, "-c %s --size %lld: %s", t->chains[c], (long long)t->sizes.v[z], why);
+                return false;
+            }
         for (int s = 0; s < t->n_strategies; s++)
             if (!mpb_tune_feasible((enum mpb_tune_strategy)t->strategies[s], chain.n_ops, *n_levels, &t->opt, why,
                                    sizeof why)) {
@@ -285,6 +297,7 @@ struct session {
     struct mpb_tune_level sgemm;
     FILE *csv;
     char run_id[48];
+    struct mpb_run_meta *meta; /* rows per status, and whether a sticky error ended the run */
 };
 
 /* Levels ranked from the least accurate: by GEMM 1's fro_rel error alone,
@@ -364,9 +377,15 @@ static bool fill_costs(struct session *s, struct mpb_tune_chain_run *r, struct m
     return true;
 }
 
+/* The row, the table line and, for a failure, a line on stderr (stdout may
+ * be a pipe that nobody reads); false when the CSV cannot be written. */
 static bool write_row(struct session *s, struct mpb_tune_row *row)
 {
     mpb_tune_print_row(row);
+    s->meta->status_counts[row->ok ? MPB_STATUS_OK : MPB_STATUS_ERROR]++;
+    if (!row->ok)
+        mpb_cli_error(CMD, "error: %s at n = %lld, %s, %s: %s", row->chain->name, (long long)row->chain->size,
+                      row->threshold, mpb_tune_strategy_words[row->strategy], row->note);
     if (s->csv && !mpb_tune_csv_row(s->csv, row)) {
         mpb_cli_error(CMD, "--csv %s: write failed: %m", s->args->csv_path);
         return false;
@@ -374,7 +393,53 @@ static bool write_row(struct session *s, struct mpb_tune_row *row)
     return true;
 }
 
-/* Every threshold and strategy on one chain; false on a runtime error. */
+/* A row before its strategy ran: what the chain and threshold say. */
+static struct mpb_tune_row row_start(const struct session *s, const struct mpb_tune_chain *c,
+                                     const struct mpb_tune_level *levels, int n_levels, int h, int k)
+{
+    const struct tune_args *t = s->args;
+    return (struct mpb_tune_row){.run_id = s->run_id, .impl = s->impl, .gpu_name = s->gpu_name,
+                                 .cost_model = s->cost_model, .chain = c, .levels = levels, .n_levels = n_levels,
+                                 .threshold = t->th[h].text, .metric = t->th[h].metric,
+                                 .threshold_value = t->th[h].value,
+                                 .strategy = (enum mpb_tune_strategy)t->strategies[k],
+                                 .baseline_predicted_ms = NAN, .baseline_measured_ms = NAN, .measured_ms = NAN,
+                                 .optimum_predicted_ms = NAN, .seed = (uint64_t)t->seed,
+                                 .valid_seed = (uint64_t)t->seed + 1, .valid_err = NAN, .tune_s = NAN,
+                                 .ir = {.iterations = -1}};
+}
+
+/* A chain that failed before any strategy ran (its reference, a level's
+ * profile, a cost missing from the file): an error row for each threshold
+ * and strategy, so that the CSV says what did not run. */
+static bool failed_chain(struct session *s, const struct mpb_tune_chain *c, const struct mpb_tune_level *given,
+                         int n_levels, const char *why)
+{
+    const struct tune_args *t = s->args;
+    bool written = true;
+    mpb_tune_print_failed(c);
+    for (int h = 0; h < t->n_th; h++)
+        for (int k = 0; k < t->n_strategies; k++) {
+            struct mpb_tune_row row = row_start(s, c, given, n_levels, h, k);
+            snprintf(row.note, sizeof row.note, "%s", why);
+            written = write_row(s, &row) && written;
+        }
+    return written;
+}
+
+/* Whether the run can go on: a sticky CUDA error has left the context unusable. */
+static bool usable(const struct session *s)
+{
+    if (s->exec.env && mpb_cuda_is_sticky(s->exec.env)) {
+        s->meta->interrupted = true;
+        return false;
+    }
+    return true;
+}
+
+/* Every threshold and strategy on one chain; a failure is a row and the
+ * run goes on. false when it cannot: the CSV cannot be written, or a sticky
+ * CUDA error. */
 static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const struct mpb_tune_level *given,
                        int n_levels)
 {
@@ -396,29 +461,25 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
         per_op[i] = &s->sgemm;
     ok = ok && mpb_tune_chain_run_time(&run, per_op, &baseline_meas, &baseline_err, why, sizeof why);
     if (!ok) {
-        mpb_cli_error(CMD, "%s at n = %lld: %s", c->name, (long long)c->size, why);
         mpb_tune_chain_run_close(&run);
         mpb_tune_chain_run_close(&valid);
-        return false;
+        return failed_chain(s, c, given, n_levels, why) && usable(s);
     }
     mpb_tune_chain_deps(c, p.related, p.pred);
     mpb_tune_print_levels(c, ranked, n_levels, op0_err, (const double(*)[MPB_TUNE_MAX_LEVELS])p.cost, baseline_pred,
                           s->cost_model);
-    for (int h = 0; ok && h < t->n_th; h++) {
+    bool go_on = true;
+    for (int h = 0; go_on && h < t->n_th; h++) {
         struct mpb_tune_row rows[MPB_TUNE_STRATEGY_COUNT];
         double optimum = NAN;
         run.metric = valid.metric = t->th[h].metric;
         p.threshold = t->th[h].value;
-        for (int k = 0; k < t->n_strategies; k++) {
+        int ran = 0;
+        for (int k = 0; k < t->n_strategies && go_on; k++, ran++) {
             struct mpb_tune_row *row = &rows[k];
-            *row = (struct mpb_tune_row){.run_id = s->run_id, .impl = s->impl, .gpu_name = s->gpu_name,
-                                         .cost_model = s->cost_model, .chain = c, .levels = ranked,
-                                         .n_levels = n_levels, .threshold = t->th[h].text, .metric = t->th[h].metric,
-                                         .threshold_value = t->th[h].value,
-                                         .strategy = (enum mpb_tune_strategy)t->strategies[k],
-                                         .baseline_predicted_ms = baseline_pred, .baseline_measured_ms = baseline_meas,
-                                         .measured_ms = NAN, .seed = (uint64_t)t->seed,
-                                         .valid_seed = (uint64_t)t->seed + 1, .valid_err = NAN};
+            *row = row_start(s, c, ranked, n_levels, h, k);
+            row->baseline_predicted_ms = baseline_pred;
+            row->baseline_measured_ms = baseline_meas;
             /* Every strategy starts from nothing computed: its runs count all it needs. */
             memset(run.cached, 0, sizeof run.cached);
             double t0 = seconds_now(), err, vals[MPB_TUNE_MAX_OPS];
@@ -430,6 +491,7 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
                 for (int i = 0; i < c->n_ops; i++)
                     per_op[i] = &ranked[row->choice.levels[i]];
                 row->ok = mpb_tune_chain_run_time(&run, per_op, &row->measured_ms, &err, why, sizeof why) &&
+                          (!c->factor.blocks || mpb_tune_chain_run_refine(&run, &row->ir, why, sizeof why)) &&
                           mpb_tune_chain_run_evaluate(&valid, row->choice.levels, c->n_ops - 1, vals, &row->valid_err,
                                                       &gemms, why, sizeof why);
                 if (!row->ok)
@@ -437,17 +499,17 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
             }
             if (row->ok && row->strategy == MPB_TUNE_EXHAUSTIVE && row->choice.met)
                 optimum = row->choice.predicted;
-            ok = ok && row->ok;
+            go_on = row->ok || usable(s);
         }
-        for (int k = 0; k < t->n_strategies; k++) {
+        for (int k = 0; k < ran; k++) {
             rows[k].optimum_predicted_ms = optimum;
             if (!write_row(s, &rows[k]))
-                ok = false;
+                go_on = false;
         }
     }
     mpb_tune_chain_run_close(&run);
     mpb_tune_chain_run_close(&valid);
-    return ok;
+    return go_on;
 }
 
 /* ---- the command -------------------------------------------------------- */
@@ -485,14 +547,17 @@ static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct 
             return MPB_EXIT_USAGE;
         }
     }
-    for (int c = 0; c < t->n_chains && exit_code == MPB_EXIT_OK; c++)
-        for (int z = 0; z < t->sizes.n && exit_code == MPB_EXIT_OK; z++) {
+    s.meta = &meta;
+    bool go_on = true;
+    for (int c = 0; c < t->n_chains && go_on; c++)
+        for (int z = 0; z < t->sizes.n && go_on; z++) {
             struct mpb_tune_chain chain;
             mpb_tune_chain_build(t->chains[c], t->sizes.v[z], &chain, why, sizeof why);
-            if (!tune_chain(&s, &chain, levels, n_levels))
-                exit_code = MPB_EXIT_RUNTIME;
+            go_on = tune_chain(&s, &chain, levels, n_levels);
             meta.cases_run++;
         }
+    if (!go_on || meta.status_counts[MPB_STATUS_ERROR])
+        exit_code = MPB_EXIT_RUNTIME;
     meta.cases_total = meta.cases_this_shard = t->n_chains * t->sizes.n;
     mpb_utc_now(meta.finished_utc, sizeof meta.finished_utc);
     if (s.csv && (fclose(s.csv) != 0 || !mpb_meta_write(meta_path, "", &meta))) {

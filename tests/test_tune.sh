@@ -22,6 +22,7 @@ refine_fp16,tau=000,32,32,32,0.25,ok
 refine_fp16,tau=110 accum=tc flush_k=256 scale=rowcol,32,32,32,0.5,ok
 sgemm,,32,32,32,9.0,error
 EOF
+sed 's/,32,32,32,/,8,8,8,/' "$dir/costs.csv" >"$dir/costs8.csv"
 levels="--levels bf16,fp16,tf32,sgemm --levels refine_fp16 -a tau=000,110"
 if ! "$mpbench" tune -c micro3 --size 32 $levels --threshold E1,E3,1e-6:fro_rel,E7 \
     --strategy motuner,greedy,exhaustive,priork --backend host --cost-model "$dir/costs.csv" \
@@ -62,6 +63,28 @@ fi
 grep -q "note \[cost-host\]" "$dir/err" || fail "no note on host times"
 [ "$(awk -F, 'NR > 1 && $15 == "yes"' "$dir/m.csv" | wc -l)" -ge 8 ] || fail "measured: fewer than 8 rows met"
 
+# The blocked Cholesky: its FP64 chain solves A x = b to HPL-AI's limit
+# unrefined (so its steps factor A), and with every trailing update in bf16
+# or all in sgemm the FP64 refinement reaches the limit too, bf16 in more steps.
+for lv in bf16 sgemm; do
+    "$mpbench" tune -c cholesky --size 32,64 --levels $lv --threshold E1 --strategy motuner --backend host \
+        --csv "$dir/c-$lv.csv" >"$dir/out" 2>"$dir/err" || fail "cholesky $lv exited $? ($(cat "$dir/err"))"
+done
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    FNR == 1 { next }
+    { lv = FILENAME ~ /bf16/ ? "bf16" : "sgemm"; it[lv " " $c["size"]] = $c["ir_iterations"] }
+    $c["status"] != "ok" || $c["ir_met"] != "yes" || $c["fp64_backward_err"] + 0 > 16 * $c["size"] * 2 ^ -53 ||
+    $c["choice"] != lv ";" lv ";" lv {
+        print "FAIL: cholesky " lv " at " $c["size"] ": " $c["status"] " " $c["choice"] " ir_met " $c["ir_met"] \
+            " fp64 " $c["fp64_backward_err"] " " $c["note"]; bad++ }
+    END { for (n = 32; n <= 64; n += 32) if (!(it["bf16 " n] > it["sgemm " n])) {
+              print "FAIL: cholesky at " n ": bf16 refined in " it["bf16 " n] " steps, sgemm in " it["sgemm " n]; bad++ }
+          exit bad > 0 }' "$dir/c-bf16.csv" "$dir/c-sgemm.csv" || fails=$((fails + 1))
+head -1 "$dir/c-bf16.csv" | grep -q '^tune_schema_version,.*,git_sha,ir_iterations,ir_backward_err,ir_met,fp64_backward_err$' ||
+    fail "the refinement columns are not the last four"
+awk -F, 'NR == 2 && $1 != 2 { exit 1 }' "$dir/c-bf16.csv" || fail "tune_schema_version is not 2"
+awk -F, 'NR > 1 && $(NF - 3) != "" { exit 1 }' "$dir/t.csv" || fail "micro3 rows have refinement values"
+
 # Refusals: exit 2 and a message naming the option and value.
 refuse() {
     want=$1
@@ -77,7 +100,8 @@ refuse "threshold 'E9'" $base $levels --threshold E9
 refuse "threshold '0.1:rel'" $base $levels --threshold 0.1:rel
 refuse "threshold '-1:abs'" $base $levels --threshold=-1:abs
 refuse "FP64 scheme" $base --levels dgemm,sgemm --threshold E1
-refuse "-c 'cholesky'" -c cholesky --size 32 $levels --threshold E1
+refuse "-c 'lu'" -c lu --size 32 $levels --threshold E1
+refuse "multiple of its 4 blocks" -c cholesky --size 32,30 $levels --threshold E1
 refuse "strategy 'fast'" $base $levels --threshold E1 --strategy fast
 refuse "motuner is given twice" $base $levels --threshold E1 --strategy motuner,motuner
 refuse "'sgemm' is given twice" $base --levels sgemm,sgemm --threshold E1
@@ -85,10 +109,26 @@ refuse "no --threshold" $base $levels
 refuse "no --levels" $base --threshold E1
 refuse "unknown scheme" $base --levels sgemmm --threshold E1
 refuse "cost-model $dir/none.csv: cannot read" $base $levels --threshold E1 --cost-model "$dir/none.csv"
-# A cost file without a level's time: a runtime error naming what is missing.
-"$mpbench" tune $base --levels ape_bf16x3,sgemm --threshold E1 --cost-model "$dir/costs.csv" >"$dir/out" 2>"$dir/err"
+# A cost file without a level's time: error rows naming what is missing
+# (one per threshold and strategy), the run goes on to the next size, exit 3.
+"$mpbench" tune -c micro3 --size 48,32 --backend host $levels --threshold E1,E3 --strategy motuner,priork \
+    --cost-model "$dir/costs.csv" --csv "$dir/e.csv" >"$dir/out" 2>"$dir/err"
 rc=$?
-[ "$rc" -eq 3 ] && grep -q "no time for ape_bf16x3 at 32x32x32" "$dir/err" || fail "missing cost: rc $rc, $(cat "$dir/err")"
+[ "$rc" -eq 3 ] && grep -q "no time for .* at 48x48x48" "$dir/err" || fail "missing cost: rc $rc, $(cat "$dir/err")"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    { n[$c["size"] " " $c["status"]]++ }
+    $c["size"] == 48 && $c["note"] !~ /no time for/ { print "FAIL: error row without the reason: " $0; bad++ }
+    END { if (n["48 error"] != 4 || n["32 ok"] != 4) { print "FAIL: rows by size and status: 48 error " n["48 error"] \
+          ", 32 ok " n["32 ok"] " (4 each)"; bad++ }; exit bad > 0 }' "$dir/e.csv" || fails=$((fails + 1))
+grep -q '"error": 4' "$dir/e.csv.meta.json" || fail "the sidecar does not count the 4 error rows"
+
+# PriorK on micro9 under six levels (6^9, about 10^7 combinations, all
+# acceptable under E1): it walks to its pick instead of refusing the space.
+"$mpbench" tune -c micro9 --size 8 --backend host $levels --threshold E1 --strategy priork \
+    --cost-model "$dir/costs8.csv" --csv "$dir/p.csv" >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 0 ] && awk -F, 'NR == 2 && $12 == "ok" && /among the fastest 16384 of 10077696 combinations/' "$dir/p.csv" |
+    grep -q . || fail "priork on 6^9: rc $rc, $(cat "$dir/err") $(cat "$dir/p.csv")"
 
 [ "$fails" -eq 0 ] && echo "test_tune: all checks passed"
 exit "$fails"

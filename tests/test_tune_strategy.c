@@ -5,6 +5,7 @@
  * can be worked out by hand. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -201,6 +202,114 @@ static void random_chains(void)
     }
 }
 
+/* The draw PriorK makes from `seed`: its pick's rank in [0, pool). */
+static int64_t priork_draw(uint64_t seed, int64_t pool)
+{
+    struct mpb_pcg32 rng = mpb_pcg32_seed(seed, 0x7072696f726bULL);
+    return mpb_pcg32_next(&rng) % (uint32_t)pool;
+}
+
+static int by_value(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+/* On random small problems with tied costs and unacceptable levels, the
+ * pick costs what the combination of its rank costs in the sorted list of
+ * every combination of acceptable levels (worked out here by brute force),
+ * and uses acceptable levels only. */
+static void priork_matches_sorting(void)
+{
+    struct mpb_pcg32 rng = mpb_pcg32_seed(18, 4);
+    for (int t = 0; t < 200; t++) {
+        int n = 1 + (int)(mpb_pcg32_next(&rng) % 5), l = 1 + (int)(mpb_pcg32_next(&rng) % 4);
+        struct additive a;
+        struct mpb_tune_problem p = linear(&a, n, l, 0.5);
+        bool ok[MPB_TUNE_MAX_OPS][MPB_TUNE_MAX_LEVELS];
+        int n_ok[MPB_TUNE_MAX_OPS];
+        for (int i = 0; i < n; i++) {
+            n_ok[i] = 0;
+            for (int k = 0; k < l; k++) {
+                a.err[i][k] = mpb_pcg32_next(&rng) % 3 ? 0.1 : 0.9;
+                p.cost[i][k] = 1 + mpb_pcg32_next(&rng) % 4; /* ties */
+                ok[i][k] = a.err[i][k] <= p.threshold;
+                n_ok[i] += ok[i][k];
+            }
+            if (!n_ok[i]) /* none acceptable: the top level */
+                ok[i][l - 1] = true, n_ok[i] = 1;
+        }
+        double costs[1024];
+        int count = 0, idx[MPB_TUNE_MAX_OPS] = {0};
+        for (bool more = true; more;) {
+            bool all_ok = true;
+            for (int i = 0; i < n; i++)
+                all_ok = all_ok && ok[i][idx[i]];
+            if (all_ok) {
+                double c = 0;
+                for (int i = 0; i < n; i++)
+                    c += p.cost[i][idx[i]];
+                costs[count++] = c;
+            }
+            more = false;
+            for (int i = n - 1; i >= 0 && !more; i--)
+                more = ++idx[i] < l || (idx[i] = 0);
+        }
+        qsort(costs, (size_t)count, sizeof *costs, by_value);
+        struct mpb_tune_options o = {.seed = 100 + (uint64_t)t};
+        struct mpb_tune_choice c;
+        char why[256] = "";
+        CHECK(mpb_tune_run(MPB_TUNE_PRIORK, &p, &o, &c, why, sizeof why), "case %d: priork failed: %s", t, why);
+        int64_t r = priork_draw(o.seed, (count + 99) / 100);
+        CHECK(c.predicted == costs[r], "case %d: pick of rank %lld costs %g, the sorted list says %g", t,
+              (long long)r, c.predicted, costs[r]);
+        for (int i = 0; i < n; i++)
+            CHECK(ok[i][c.levels[i]], "case %d: op %d at level %d, not acceptable", t, i, c.levels[i]);
+        CHECK(c.chain_runs == 1 && c.gemm_runs == n * l + n, "case %d: %ld chain runs, %ld GEMMs", t, c.chain_runs,
+              c.gemm_runs);
+    }
+}
+
+/* A space of 4^16 = 2^32 combinations, every level acceptable, op i's level
+ * l costing l * 4^i: the combination of rank r is r's base-4 digits. The
+ * fastest 1% are more than PriorK ranks, so it picks among the first
+ * MPB_TUNE_PRIORK_RANKS and says so. 32^16 saturates and still runs. */
+static void priork_large_space(void)
+{
+    struct additive a = {0};
+    struct mpb_tune_problem p = linear(&a, 16, 4, 0.5);
+    for (int i = 0; i < 16; i++)
+        for (int k = 0; k < 4; k++)
+            p.cost[i][k] = k * ldexp(1, 2 * i);
+    struct mpb_tune_options o = {.seed = 7};
+    struct mpb_tune_choice c;
+    char why[256] = "";
+    CHECK(mpb_tune_run(MPB_TUNE_PRIORK, &p, &o, &c, why, sizeof why), "2^32: priork failed: %s", why);
+    int64_t r = priork_draw(o.seed, MPB_TUNE_PRIORK_RANKS);
+    int want[16];
+    for (int i = 0; i < 16; i++)
+        want[i] = (int)(r >> (2 * i) & 3);
+    expect_levels("priork 2^32", &c, want, 16);
+    CHECK(c.predicted == (double)r && c.met, "2^32: cost %g, expected %lld", c.predicted, (long long)r);
+    CHECK(strstr(c.note, "fastest 16384 of 4294967296 combinations (not their fastest 1%"), "2^32: note '%s'",
+          c.note);
+
+    /* Level k costs 32 - k: 16 + d is the cost of C(d + 15, 15) combinations
+     * (d spread over 16 ops; d < 32), so the pick of rank r costs 16 + d for
+     * the least d with C(d + 16, 16) combinations costing 16 + d or less > r. */
+    struct mpb_tune_problem big = linear(&a, 16, 32, 0.5);
+    for (int i = 0; i < 16; i++)
+        for (int k = 0; k < 32; k++)
+            big.cost[i][k] = 32 - k;
+    CHECK(mpb_tune_run(MPB_TUNE_PRIORK, &big, &o, &c, why, sizeof why), "32^16: priork failed: %s", why);
+    r = priork_draw(o.seed, MPB_TUNE_PRIORK_RANKS);
+    int d = 0;
+    for (double upto = 1; upto <= (double)r; upto = upto * (d + 16) / d)
+        d++;
+    CHECK(c.predicted == 16 + d, "32^16: pick of rank %lld costs %g, expected %d", (long long)r, c.predicted, 16 + d);
+    CHECK(strstr(c.note, "of more than 9223372036854775807 combinations"), "32^16: note '%s'", c.note);
+}
+
 static void refusals(void)
 {
     char why[256] = "";
@@ -217,6 +326,8 @@ int main(void)
     motuner_repairs();
     greedy_raises_predecessor();
     random_chains();
+    priork_matches_sorting();
+    priork_large_space();
     refusals();
     return check_report("test_tune_strategy");
 }

@@ -7,17 +7,21 @@
 
 #include "pcg32.h"
 
-const char *const mpb_tune_chain_names[] = {"micro3", "micro6", "micro9", "mlp3", NULL};
+const char *const mpb_tune_chain_names[] = {"micro3", "micro6", "micro9", "mlp3", "cholesky", NULL};
 const char *const mpb_tune_chain_help[] = {
     "X1 = X0 W1, X2 = X1 W2, X3 = X2 W3: 3 dependent n x n x n GEMMs (moTuner's Micro)",
     "the same with 6 GEMMs",
     "the same with 9 GEMMs",
     "a 3-layer MLP forward pass, batch and widths n: H1 = relu(X W1 + b1), H2 = relu(H1 W2 + b2), Y = H2 W3 + b3",
+    "a blocked right-looking Cholesky of an SPD n x n matrix in 4 block columns: its 3 trailing updates",
 };
+
+/* The Cholesky chain's block columns. */
+#define CHOLESKY_BLOCKS 4
 
 static int add_buffer(struct mpb_tune_chain *c, int64_t rows, int64_t cols, bool input, double scale)
 {
-    c->buffers[c->n_buffers] = (struct mpb_tune_buffer){rows, cols, input, scale};
+    c->buffers[c->n_buffers] = (struct mpb_tune_buffer){.rows = rows, .cols = cols, .input = input, .scale = scale};
     return c->n_buffers++;
 }
 
@@ -62,6 +66,38 @@ static void mlp(struct mpb_tune_chain *c, int layers)
     c->output = x;
 }
 
+/* HPL-AI's blocked right-looking Cholesky (papers/003 §4.1.2's CF, MixPert's
+ * HPL-AI) in block columns of nb = n / blocks: per block k, L_kk = chol(S_kk)
+ * and the panel L_k = S_(k+1:, k) L_kk⁻ᵀ on the host, then the trailing
+ * update S_(k+1) = S_(k+1:, k+1:) - L_k L_kᵀ, whose GEMM (n - (k+1) nb square,
+ * inner size nb) is the tuned op. The output is the last block's factor,
+ * which every update reaches. */
+static void cholesky(struct mpb_tune_chain *c, int blocks)
+{
+    int64_t n = c->size, nb = n / blocks;
+    struct mpb_tune_factor *f = &c->factor;
+    int s = f->matrix = add_buffer(c, n, n, true, 1.0);
+    c->buffers[s].spd = true;
+    f->rhs = add_buffer(c, n, 1, true, 1.0);
+    f->blocks = blocks;
+    for (int k = 0; k < blocks; k++) {
+        int64_t rest = n - (k + 1) * nb;
+        f->diag[k] = add_buffer(c, nb, nb, false, 0);
+        f->panel[k] = -1;
+        add_step(c, MPB_TUNE_POTRF, f->diag[k], s, s);
+        if (k == blocks - 1)
+            break;
+        int p = f->panel[k] = add_buffer(c, rest, nb, false, 0), q = add_buffer(c, nb, rest, false, 0);
+        int u = add_buffer(c, rest, rest, false, 0), next = add_buffer(c, rest, rest, false, 0);
+        add_step(c, MPB_TUNE_TRSM, p, s, f->diag[k]);
+        add_step(c, MPB_TUNE_TRANSPOSE, q, p, p);
+        add_step(c, MPB_TUNE_GEMM, u, p, q);
+        add_step(c, MPB_TUNE_SCHUR, next, s, u);
+        s = next;
+    }
+    c->output = f->diag[blocks - 1];
+}
+
 bool mpb_tune_chain_build(const char *name, int64_t size, struct mpb_tune_chain *c, char *why, size_t why_len)
 {
     memset(c, 0, sizeof *c);
@@ -71,9 +107,14 @@ bool mpb_tune_chain_build(const char *name, int64_t size, struct mpb_tune_chain 
         micro(c, name[5] - '0');
     else if (!strcmp(name, "mlp3"))
         mlp(c, 3);
-    else {
-        snprintf(why, why_len, "unknown chain '%s' (micro3, micro6, micro9, mlp3; the blocked "
-                 "Cholesky/LU chains are not built yet)", name);
+    else if (!strcmp(name, "cholesky") && size % CHOLESKY_BLOCKS == 0)
+        cholesky(c, CHOLESKY_BLOCKS);
+    else if (!strcmp(name, "cholesky")) {
+        snprintf(why, why_len, "cholesky at n = %lld: n must be a multiple of its %d blocks", (long long)size,
+                 CHOLESKY_BLOCKS);
+        return false;
+    } else {
+        snprintf(why, why_len, "unknown chain '%s' (micro3, micro6, micro9, mlp3, cholesky)", name);
         return false;
     }
     return true;
@@ -109,5 +150,12 @@ void mpb_tune_chain_fill(const struct mpb_tune_chain *c, int buf, uint64_t seed,
         /* 24 random bits: a multiple of 2^-23 in [-1, 1), exact in float */
         double u = (double)(mpb_pcg32_next(&rng) >> 8) * 0x1p-23 - 1.0;
         out[i] = (float)(u * b->scale);
+    }
+    /* SPD as HPL-AI's matrix: symmetric and diagonally dominant (|a_ij| < 1
+     * off the diagonal, n added on it) */
+    for (int64_t j = 0; b->spd && j < b->cols; j++) {
+        for (int64_t i = j + 1; i < b->rows; i++)
+            out[j + i * b->rows] = out[i + j * b->rows];
+        out[j + j * b->rows] += (float)b->rows;
     }
 }

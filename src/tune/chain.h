@@ -18,18 +18,36 @@ enum mpb_tune_step_kind {
     MPB_TUNE_GEMM,      /* out = a · b (the tuned op) */
     MPB_TUNE_BIAS,      /* out = a + bias, bias a row vector added to every row */
     MPB_TUNE_BIAS_RELU, /* out = max(a + bias, 0) */
+    /* The blocked Cholesky's host steps, nb = out's columns: */
+    MPB_TUNE_POTRF,     /* out = L with L Lᵀ = a's leading nb x nb block (NaN where not SPD) */
+    MPB_TUNE_TRSM,      /* out = a's rows below nb, first nb columns, times b⁻ᵀ (b lower nb x nb) */
+    MPB_TUNE_TRANSPOSE, /* out = aᵀ */
+    MPB_TUNE_SCHUR,     /* out = a's trailing block (rows and columns below out's size) - b */
 };
 
 struct mpb_tune_buffer {
     int64_t rows, cols;
     bool input;   /* generated from the seed; else written by a step */
     double scale; /* an input's entries: uniform in [-scale, scale) */
+    bool spd;     /* an input made symmetric with `rows` added to its diagonal */
+};
+
+#define MPB_TUNE_MAX_BLOCKS 8
+
+/* A chain that factors its input (the Cholesky chain): where the factor's
+ * blocks are, so that the solve with it can be refined (problem.h). */
+struct mpb_tune_factor {
+    int blocks;                          /* 0: the chain is no factorisation */
+    int matrix, rhs;                     /* the input A (SPD) and b buffers */
+    int diag[MPB_TUNE_MAX_BLOCKS];       /* L_kk, nb x nb */
+    int panel[MPB_TUNE_MAX_BLOCKS];      /* L below L_kk, (n - (k+1) nb) x nb; -1 for the last */
 };
 
 struct mpb_tune_step {
     enum mpb_tune_step_kind kind;
     int out, a, b; /* buffer indices; BIAS*: b is the bias (1 x cols) */
-    int op;        /* GEMM: its op index 0..n_ops-1; else the GEMM whose epilogue it is */
+    int op;        /* GEMM: its op index 0..n_ops-1; else the GEMM whose epilogue it is (-1: none,
+                      a step on the inputs alone) */
 };
 
 struct mpb_tune_chain {
@@ -39,6 +57,7 @@ struct mpb_tune_chain {
     struct mpb_tune_buffer buffers[MPB_TUNE_MAX_BUFFERS];
     struct mpb_tune_step steps[MPB_TUNE_MAX_STEPS];
     int gemm_step[MPB_TUNE_MAX_OPS]; /* the step of each op */
+    struct mpb_tune_factor factor;
 };
 
 /* The --chain words, NULL-terminated, and one line on each for --help. */

@@ -1,6 +1,6 @@
 /* Levels and one GEMM under a level (level.h): scheme->run_host on the host
  * backend, scheme->cuda's setup/run/teardown with mpb_cuda_time on the GPU,
- * the same calls the runner makes, on a chain's own A and B instead of
+ * the same calls the runner makes, on a chain's own operands instead of
  * generated ones. */
 #include "tune/level.h"
 
@@ -101,67 +101,95 @@ static enum mpb_status gemm_host(const struct mpb_tune_level *level, struct mpb_
     return st;
 }
 
+/* On the GPU, on device operands: the scheme set up on them, run once (and
+ * synchronised) or timed, torn down. A state is set up per call because
+ * the scheme interface lets setup read the operands (the native fp16/bf16
+ * levels convert A and B there) and bind their addresses (fp32split's
+ * plan binds C): it holds only for the operands it was set up on. */
 static enum mpb_status gemm_cuda(const struct mpb_tune_exec *x, const struct mpb_tune_level *level,
-                                 struct mpb_gemm *g, const void *a, const void *b, void *c, double *time_ms,
-                                 char *why, size_t why_len)
+                                 const struct mpb_gemm *g, double *time_ms, char *why, size_t why_len)
 {
     const struct mpb_scheme_cuda *ops = level->scheme->cuda;
     if (!ops) {
         snprintf(why, why_len, "%s has no CUDA implementation", level->name);
         return MPB_STATUS_NOT_SUPPORTED;
     }
-    size_t es = mpb_target_size(g->target);
-    size_t a_bytes = mpb_size_matrix(g->m, g->k, es), b_bytes = mpb_size_matrix(g->k, g->n, es);
-    size_t c_bytes = mpb_size_matrix(g->m, g->n, es);
-    void *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
-    double *times = malloc(sizeof *times * (size_t)x->reps);
-    double phases[MPB_PHASE_COUNT];
-    const char *stage = "allocating A, B, C";
-    enum mpb_status st = times ? MPB_STATUS_OK : MPB_STATUS_ERROR;
-    if (st == MPB_STATUS_OK && (mpb_cuda_alloc(x->env, &da, a_bytes) || mpb_cuda_alloc(x->env, &db, b_bytes) ||
-                                mpb_cuda_alloc(x->env, &dc, c_bytes)))
-        st = MPB_STATUS_ERROR;
-    if (st == MPB_STATUS_OK && (mpb_cuda_upload(x->env, da, a, a_bytes) || mpb_cuda_upload(x->env, db, b, b_bytes)))
-        st = MPB_STATUS_ERROR, stage = "uploading A and B";
-    g->a = da;
-    g->b = db;
-    g->c = dc;
-    if (st == MPB_STATUS_OK && ops->setup(x->env, g, level->params, &state) != MPB_STATUS_OK)
-        st = MPB_STATUS_ERROR, stage = "scheme setup";
-    bool set_up = st == MPB_STATUS_OK;
-    if (st == MPB_STATUS_OK && time_ms) {
-        if (mpb_cuda_time(x->env, ops, state, g, x->warmup, 0, x->reps, times, phases) != MPB_STATUS_OK)
-            st = MPB_STATUS_ERROR, stage = "timed calls";
-        else
-            *time_ms = mpb_timing_stats(times, x->reps).median;
-    } else if (st == MPB_STATUS_OK && (ops->run(x->env, state, g, NULL) || mpb_cuda_sync(x->env))) {
-        st = MPB_STATUS_ERROR, stage = "the call";
+    double *times = time_ms ? malloc(sizeof *times * (size_t)x->reps) : NULL, phases[MPB_PHASE_COUNT];
+    void *state = NULL;
+    const char *stage = "scheme setup";
+    if (time_ms && !times) {
+        snprintf(why, why_len, "%s: out of host memory", level->name);
+        return MPB_STATUS_ERROR;
     }
-    if (st == MPB_STATUS_OK && mpb_cuda_download(x->env, c, dc, c_bytes))
-        st = MPB_STATUS_ERROR, stage = "downloading C";
+    enum mpb_status st = ops->setup(x->env, g, level->params, &state);
+    if (st == MPB_STATUS_OK && time_ms) {
+        stage = "timed calls";
+        st = mpb_cuda_time(x->env, ops, state, g, x->warmup, 0, x->reps, times, phases);
+        if (st == MPB_STATUS_OK)
+            *time_ms = mpb_timing_stats(times, x->reps).median;
+    } else if (st == MPB_STATUS_OK) {
+        stage = "the call";
+        st = ops->run(x->env, state, g, NULL);
+        if (st == MPB_STATUS_OK)
+            st = mpb_cuda_sync(x->env);
+    }
     if (st != MPB_STATUS_OK)
-        snprintf(why, why_len, "%s: %s: %s", level->name, stage, times ? mpb_cuda_last_error(x->env) : "out of host memory");
-    if (set_up)
+        snprintf(why, why_len, "%s: %s: %s", level->name, stage, mpb_cuda_last_error(x->env));
+    if (state)
         ops->teardown(x->env, state);
-    mpb_cuda_free(x->env, da);
-    mpb_cuda_free(x->env, db);
-    mpb_cuda_free(x->env, dc);
     free(times);
     return st;
 }
 
-enum mpb_status mpb_tune_gemm(const struct mpb_tune_exec *x, const struct mpb_tune_level *level, int64_t m,
-                              int64_t n, int64_t k, const void *a, const void *b, void *c, double *time_ms,
-                              char *why, size_t why_len)
+static enum mpb_status check(const struct mpb_tune_exec *x, const struct mpb_tune_level *level,
+                             const struct mpb_gemm *g, char *why, size_t why_len)
 {
-    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = level->scheme->target, .a = a, .b = b, .c = c};
     char reason[384];
     if (level->scheme->check &&
-        !level->scheme->check(level->params, &g, x->env ? mpb_cuda_device(x->env) : NULL, reason, sizeof reason)) {
-        snprintf(why, why_len, "%s cannot run %lldx%lldx%lld: %s", level->name, (long long)m, (long long)n,
-                 (long long)k, reason);
+        !level->scheme->check(level->params, g, x->env ? mpb_cuda_device(x->env) : NULL, reason, sizeof reason)) {
+        snprintf(why, why_len, "%s cannot run %lldx%lldx%lld: %s", level->name, (long long)g->m, (long long)g->n,
+                 (long long)g->k, reason);
         return MPB_STATUS_NOT_SUPPORTED;
     }
-    return x->env ? gemm_cuda(x, level, &g, a, b, c, time_ms, why, why_len)
-                  : gemm_host(level, &g, time_ms, why, why_len);
+    return MPB_STATUS_OK;
+}
+
+enum mpb_status mpb_tune_gemm_resident(const struct mpb_tune_exec *x, const struct mpb_tune_level *level,
+                                       int64_t m, int64_t n, int64_t k, const void *a, const void *b, void *c,
+                                       double *time_ms, char *why, size_t why_len)
+{
+    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = level->scheme->target, .a = a, .b = b, .c = c};
+    enum mpb_status st = check(x, level, &g, why, why_len);
+    if (st != MPB_STATUS_OK)
+        return st;
+    return x->env ? gemm_cuda(x, level, &g, time_ms, why, why_len) : gemm_host(level, &g, time_ms, why, why_len);
+}
+
+enum mpb_status mpb_tune_gemm(const struct mpb_tune_exec *x, const struct mpb_tune_level *level, int64_t m,
+                              int64_t n, int64_t k, const void *a, const void *b, void *c, char *why,
+                              size_t why_len)
+{
+    if (!x->env)
+        return mpb_tune_gemm_resident(x, level, m, n, k, a, b, c, NULL, why, why_len);
+    size_t es = mpb_target_size(level->scheme->target);
+    size_t a_bytes = mpb_size_matrix(m, k, es), b_bytes = mpb_size_matrix(k, n, es);
+    size_t c_bytes = mpb_size_matrix(m, n, es);
+    void *da = NULL, *db = NULL, *dc = NULL;
+    enum mpb_status st = MPB_STATUS_OK;
+    if (mpb_cuda_alloc(x->env, &da, a_bytes) || mpb_cuda_alloc(x->env, &db, b_bytes) ||
+        mpb_cuda_alloc(x->env, &dc, c_bytes) || mpb_cuda_upload(x->env, da, a, a_bytes) ||
+        mpb_cuda_upload(x->env, db, b, b_bytes)) {
+        snprintf(why, why_len, "%s: staging A and B: %s", level->name, mpb_cuda_last_error(x->env));
+        st = MPB_STATUS_ERROR;
+    }
+    if (st == MPB_STATUS_OK)
+        st = mpb_tune_gemm_resident(x, level, m, n, k, da, db, dc, NULL, why, why_len);
+    if (st == MPB_STATUS_OK && mpb_cuda_download(x->env, c, dc, c_bytes)) {
+        snprintf(why, why_len, "%s: downloading C: %s", level->name, mpb_cuda_last_error(x->env));
+        st = MPB_STATUS_ERROR;
+    }
+    mpb_cuda_free(x->env, da);
+    mpb_cuda_free(x->env, db);
+    mpb_cuda_free(x->env, dc);
+    return st;
 }

@@ -33,11 +33,20 @@ struct mpb_tune_exec {
 };
 
 /* C = A·B (m x k times k x n, column-major, elements of the scheme's target)
- * under `level`; with `time_ms`, also its time: the median of the timed GPU
- * calls, or the host model's one call (a model's time, not a speed).
- * MPB_STATUS_OK, or a failure with a sentence in why. */
+ * under `level`, on operands already where the backend runs: device
+ * pointers on the GPU, host pointers on the host. With `time_ms`, also its
+ * time: the median of the timed GPU calls, or the host model's one call (a
+ * model's time, not a speed). MPB_STATUS_OK, or a failure with a sentence
+ * in why (on the GPU, mpb_cuda_is_sticky says whether the context is lost). */
+enum mpb_status mpb_tune_gemm_resident(const struct mpb_tune_exec *x, const struct mpb_tune_level *level,
+                                       int64_t m, int64_t n, int64_t k, const void *a, const void *b, void *c,
+                                       double *time_ms, char *why, size_t why_len);
+
+/* The same on host operands, staged through the device on the GPU (each
+ * call allocates, uploads, downloads C and frees: for one-off GEMMs such as
+ * the FP64 reference's). */
 enum mpb_status mpb_tune_gemm(const struct mpb_tune_exec *x, const struct mpb_tune_level *level, int64_t m,
-                              int64_t n, int64_t k, const void *a, const void *b, void *c, double *time_ms,
-                              char *why, size_t why_len);
+                              int64_t n, int64_t k, const void *a, const void *b, void *c, char *why,
+                              size_t why_len);
 
 #endif

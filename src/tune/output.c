@@ -13,7 +13,8 @@
     X(predicted_ms) X(baseline_predicted_ms) X(predicted_speedup) X(measured_ms)                  \
     X(baseline_measured_ms) X(measured_speedup) X(cost_model) X(optimum_predicted_ms)             \
     X(vs_optimum) X(seed) X(valid_seed) X(valid_err) X(valid_met) X(tune_chain_runs)              \
-    X(tune_gemm_runs) X(tune_s) X(note) X(gpu_name) X(mpbench_version) X(git_sha)
+    X(tune_gemm_runs) X(tune_s) X(note) X(gpu_name) X(mpbench_version) X(git_sha) X(ir_iterations)   \
+    X(ir_backward_err) X(ir_met) X(fp64_backward_err)
 
 bool mpb_tune_csv_header(FILE *f)
 {
@@ -94,7 +95,16 @@ bool mpb_tune_csv_row(FILE *f, const struct mpb_tune_row *r)
     text(f, r->note);
     text(f, r->gpu_name);
     text(f, MPB_VERSION);
-    mpb_csv_write_field(f, mpb_git_sha);
+    text(f, mpb_git_sha);
+    bool ir = r->ok && r->ir.iterations >= 0;
+    if (ir)
+        fprintf(f, "%d,", r->ir.iterations);
+    else
+        fputc(',', f);
+    number(f, ir ? r->ir.backward_err : NAN);
+    text(f, ir ? yes_no(r->ir.backward_err <= r->ir.tolerance) : "");
+    if (ir)
+        fprintf(f, "%.17g", r->ir.fp64_backward_err);
     fputc('\n', f);
     return fflush(f) == 0 && !ferror(f);
 }
@@ -112,6 +122,11 @@ void mpb_tune_print_levels(const struct mpb_tune_chain *c, const struct mpb_tune
            "pred x", "meas x", "valid", "runs", "tune s", "choice (rank per GEMM)");
 }
 
+void mpb_tune_print_failed(const struct mpb_tune_chain *c)
+{
+    printf("\n%s at n = %lld: %d GEMMs; not tuned:\n", c->name, (long long)c->size, c->n_ops);
+}
+
 void mpb_tune_print_row(const struct mpb_tune_row *r)
 {
     char names[4096], ranks[256];
@@ -125,4 +140,8 @@ void mpb_tune_print_row(const struct mpb_tune_row *r)
            r->baseline_predicted_ms / r->choice.predicted, r->baseline_measured_ms / r->measured_ms,
            isnan(r->valid_err) ? "-" : yes_no(r->valid_err <= r->threshold_value), r->choice.chain_runs, r->tune_s,
            ranks, r->note[0] ? "  note: " : "", r->note);
+    if (r->ir.iterations >= 0)
+        printf("  %-21s refined solve: backward error %.3g after %d steps (%s %.3g); FP64 factor %.3g\n", "",
+               r->ir.backward_err, r->ir.iterations, r->ir.backward_err <= r->ir.tolerance ? "meets" : "misses",
+               r->ir.tolerance, r->ir.fp64_backward_err);
 }

@@ -10,7 +10,7 @@
 #include "tune/problem.h"
 #include "tune/strategy.h"
 
-#define MPB_TUNE_CSV_SCHEMA_VERSION 1
+#define MPB_TUNE_CSV_SCHEMA_VERSION 2 /* 2: the refinement columns */
 
 /* Everything one row says. Times in ms; NaN where unknown. */
 struct mpb_tune_row {
@@ -29,6 +29,7 @@ struct mpb_tune_row {
     double optimum_predicted_ms;         /* exhaustive's under this threshold, when it ran */
     uint64_t seed, valid_seed;
     double valid_err;
+    struct mpb_tune_refinement ir;       /* a factorisation chain's solve (iterations -1: none) */
     char note[512];
 };
 
@@ -41,5 +42,7 @@ void mpb_tune_print_levels(const struct mpb_tune_chain *c, const struct mpb_tune
                            const double *op0_err, const double (*cost)[MPB_TUNE_MAX_LEVELS],
                            double baseline_ms, const char *cost_model);
 void mpb_tune_print_row(const struct mpb_tune_row *r);
+/* The heading of a chain that failed before its strategies ran (its rows follow). */
+void mpb_tune_print_failed(const struct mpb_tune_chain *c);
 
 #endif

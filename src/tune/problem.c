@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpb_size.h"
 #include "registry.h"
 
 const char *const mpb_tune_metric_names[] = {"fro_rel", "abs", NULL};
@@ -43,6 +44,96 @@ static int64_t entries(const struct mpb_tune_chain *c, int buf)
             }                                                                       \
     } while (0)
 
+/* A buffer of the FP32 chain (f) or of the FP64 one (d) as the factor steps
+ * read and write it: they compute in double and store in its precision. */
+struct view {
+    float *f;
+    double *d;
+};
+
+static double get(struct view v, int64_t i)
+{
+    return v.f ? (double)v.f[i] : v.d[i];
+}
+
+static void put(struct view v, int64_t i, double x)
+{
+    if (v.f)
+        v.f[i] = (float)x;
+    else
+        v.d[i] = x;
+}
+
+/* l = the Cholesky factor of a's leading nb x nb block (lda its rows),
+ * column by column (Cholesky-Crout); NaN throughout where a pivot is not
+ * positive, so that the chain's error says the factorisation broke down. */
+static void potrf(struct view l, struct view a, int64_t lda, int64_t nb)
+{
+    for (int64_t j = 0; j < nb; j++) {
+        double d = get(a, j + j * lda);
+        for (int64_t p = 0; p < j; p++)
+            d -= get(l, j + p * nb) * get(l, j + p * nb);
+        if (!(d > 0)) {
+            for (int64_t i = 0; i < nb * nb; i++)
+                put(l, i, NAN);
+            return;
+        }
+        for (int64_t i = 0; i < j; i++)
+            put(l, i + j * nb, 0);
+        put(l, j + j * nb, sqrt(d));
+        double ljj = get(l, j + j * nb);
+        for (int64_t i = j + 1; i < nb; i++) {
+            double s = get(a, i + j * lda);
+            for (int64_t p = 0; p < j; p++)
+                s -= get(l, i + p * nb) * get(l, j + p * nb);
+            put(l, i + j * nb, s / ljj);
+        }
+    }
+}
+
+/* x (m x nb) = a's rows below its first lda - m, first nb columns, times
+ * l⁻ᵀ: x Lᵀ = A21 row by row, forward substitution. */
+static void trsm(struct view x, int64_t m, struct view a, int64_t lda, struct view l, int64_t nb)
+{
+    int64_t off = lda - m;
+    for (int64_t j = 0; j < nb; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double s = get(a, off + i + j * lda);
+            for (int64_t p = 0; p < j; p++)
+                s -= get(x, i + p * m) * get(l, j + p * nb);
+            put(x, i + j * m, s / get(l, j + j * nb));
+        }
+}
+
+/* One of the steps other than GEMM, on the FP32 chain's buffers (f) or the
+ * FP64 chain's (d). */
+static void host_step(const struct mpb_tune_chain *c, const struct mpb_tune_step *st, float *const *f,
+                      double *const *d)
+{
+    int64_t rows = c->buffers[st->out].rows, cols = c->buffers[st->out].cols, lda = c->buffers[st->a].rows;
+    struct view out = {f ? f[st->out] : NULL, d ? d[st->out] : NULL}, a = {f ? f[st->a] : NULL, d ? d[st->a] : NULL},
+                b = {f ? f[st->b] : NULL, d ? d[st->b] : NULL};
+    if (st->kind == MPB_TUNE_BIAS || st->kind == MPB_TUNE_BIAS_RELU) {
+        if (f)
+            ELEMENTWISE(float, st, c, f[st->out], f[st->a], f[st->b]);
+        else
+            ELEMENTWISE(double, st, c, d[st->out], d[st->a], d[st->b]);
+    } else if (st->kind == MPB_TUNE_POTRF) {
+        potrf(out, a, lda, cols);
+    } else if (st->kind == MPB_TUNE_TRSM) {
+        trsm(out, rows, a, lda, b, cols);
+    } else if (st->kind == MPB_TUNE_TRANSPOSE) {
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t i = 0; i < rows; i++)
+                put(out, i + j * rows, get(a, j + i * lda));
+    } else if (st->kind == MPB_TUNE_SCHUR) {
+        int64_t off = lda - rows;
+        for (int64_t j = 0; j < cols; j++)
+            for (int64_t i = 0; i < rows; i++)
+                put(out, i + j * rows, get(a, off + i + (off + j) * lda) - get(b, i + j * rows));
+    }
+}
+
 static struct mpb_tune_level dgemm_level(void)
 {
     struct mpb_tune_level l;
@@ -55,7 +146,7 @@ static bool reference_gemm(const struct mpb_tune_exec *x, int64_t m, int64_t n, 
                            const double *b, double *c, char *why, size_t why_len)
 {
     struct mpb_tune_level dgemm = dgemm_level();
-    return mpb_tune_gemm(x, &dgemm, m, n, k, a, b, c, NULL, why, why_len) == MPB_STATUS_OK;
+    return mpb_tune_gemm(x, &dgemm, m, n, k, a, b, c, why, why_len) == MPB_STATUS_OK;
 }
 
 static bool run_reference(struct mpb_tune_chain_run *r, char *why, size_t why_len)
@@ -69,10 +160,50 @@ static bool run_reference(struct mpb_tune_chain_run *r, char *why, size_t why_le
                                 why_len))
                 return false;
         } else {
-            ELEMENTWISE(double, st, c, r->ref[st->out], r->ref[st->a], r->ref[st->b]);
+            host_step(c, st, NULL, r->ref);
         }
     }
     return true;
+}
+
+/* A failed CUDA call of the chain's own copies, as a sentence. */
+static bool cuda_failed(const struct mpb_tune_chain_run *r, const char *what, char *why, size_t why_len)
+{
+    snprintf(why, why_len, "%s at %lld: %s: %s", r->chain->name, (long long)r->chain->size, what,
+             mpb_cuda_last_error(r->exec->env));
+    return false;
+}
+
+/* `count` floats of `host` into their device copy *dev, allocated at the
+ * first call; nothing on the host backend. */
+static bool upload(struct mpb_tune_chain_run *r, void **dev, const float *host, int64_t count, char *why,
+                   size_t why_len)
+{
+    struct mpb_cuda_env *env = r->exec->env;
+    size_t bytes = mpb_size_matrix(count, 1, sizeof(float));
+    if (!env)
+        return true;
+    if (!*dev && mpb_cuda_alloc(env, dev, bytes) != MPB_STATUS_OK)
+        return cuda_failed(r, "allocating the chain on the device", why, why_len);
+    if (host && mpb_cuda_upload(env, *dev, host, bytes) != MPB_STATUS_OK)
+        return cuda_failed(r, "uploading an operand", why, why_len);
+    return true;
+}
+
+/* Buffer `buf`'s host mirror, downloaded when a GEMM has rewritten it. */
+static bool host_view(struct mpb_tune_chain_run *r, int buf, char *why, size_t why_len)
+{
+    if (r->stale[buf] && mpb_cuda_download(r->exec->env, r->run[buf], r->dev[buf],
+                                           mpb_size_matrix(entries(r->chain, buf), 1, sizeof(float))) != MPB_STATUS_OK)
+        return cuda_failed(r, "downloading a GEMM's output", why, why_len);
+    r->stale[buf] = false;
+    return true;
+}
+
+/* Where a GEMM reads or writes buffer `buf`: its device copy on the GPU. */
+static void *operand(const struct mpb_tune_chain_run *r, int buf)
+{
+    return r->dev[buf] ? r->dev[buf] : r->run[buf];
 }
 
 bool mpb_tune_chain_run_open(struct mpb_tune_chain_run *r, const struct mpb_tune_chain *chain,
@@ -97,28 +228,48 @@ bool mpb_tune_chain_run_open(struct mpb_tune_chain_run *r, const struct mpb_tune
             for (int64_t i = 0; i < n; i++)
                 r->ref[b][i] = r->run[b][i];
         }
+        if (!upload(r, &r->dev[b], chain->buffers[b].input ? r->run[b] : NULL, n, why, why_len))
+            return false;
+    }
+    /* The steps on the inputs alone run once: no level changes them. */
+    for (int s = 0; s < chain->n_steps && chain->steps[s].op < 0; s++) {
+        const struct mpb_tune_step *st = &chain->steps[s];
+        host_step(chain, st, r->run, NULL);
+        if (!upload(r, &r->dev[st->out], r->run[st->out], entries(chain, st->out), why, why_len))
+            return false;
     }
     return run_reference(r, why, why_len);
 }
 
 void mpb_tune_chain_run_close(struct mpb_tune_chain_run *r)
 {
+    struct mpb_cuda_env *env = r->exec ? r->exec->env : NULL;
     for (int b = 0; b < MPB_TUNE_MAX_BUFFERS; b++) {
         free(r->run[b]);
         free(r->ref[b]);
+        if (env)
+            mpb_cuda_free(env, r->dev[b]);
     }
     for (int i = 0; i < MPB_TUNE_MAX_OPS; i++) {
         free(r->alone_a[i]);
         free(r->alone_b[i]);
         free(r->alone_ref[i]);
+        if (env) {
+            mpb_cuda_free(env, r->alone_dev_a[i]);
+            mpb_cuda_free(env, r->alone_dev_b[i]);
+        }
     }
     free(r->alone_c);
+    if (env)
+        mpb_cuda_free(env, r->alone_dev_c);
     memset(r, 0, sizeof *r);
 }
 
 /* The FP32 chain through op `last` (and its epilogue) with op i under
  * per_op[i]. A GEMM runs again only when its level or an input changed,
- * unless `ms` asks for every GEMM timed (their sum). */
+ * unless `ms` asks for every GEMM timed (their sum). GEMMs run where the
+ * chain's buffers are; the elementwise steps run on the host mirrors and
+ * send their output back. */
 static bool run_steps(struct mpb_tune_chain_run *r, const struct mpb_tune_level *const *per_op, int last,
                       double *ms, int *gemms, char *why, size_t why_len)
 {
@@ -131,8 +282,13 @@ static bool run_steps(struct mpb_tune_chain_run *r, const struct mpb_tune_level 
         const struct mpb_tune_step *st = &c->steps[s];
         bool stale = changed[st->a] || changed[st->b];
         if (st->kind != MPB_TUNE_GEMM) {
-            if (stale)
-                ELEMENTWISE(float, st, c, r->run[st->out], r->run[st->a], r->run[st->b]);
+            if (stale) {
+                if (!host_view(r, st->a, why, why_len) || !host_view(r, st->b, why, why_len))
+                    return false;
+                host_step(c, st, r->run, NULL);
+                if (!upload(r, &r->dev[st->out], r->run[st->out], entries(c, st->out), why, why_len))
+                    return false;
+            }
             changed[st->out] = stale;
             continue;
         }
@@ -140,11 +296,12 @@ static bool run_steps(struct mpb_tune_chain_run *r, const struct mpb_tune_level 
             continue;
         double t = 0;
         r->cached[st->op] = NULL;
-        if (mpb_tune_gemm(r->exec, per_op[st->op], c->buffers[st->out].rows, c->buffers[st->out].cols,
-                          c->buffers[st->a].cols, r->run[st->a], r->run[st->b], r->run[st->out], ms ? &t : NULL,
-                          why, why_len) != MPB_STATUS_OK)
+        if (mpb_tune_gemm_resident(r->exec, per_op[st->op], c->buffers[st->out].rows, c->buffers[st->out].cols,
+                                   c->buffers[st->a].cols, operand(r, st->a), operand(r, st->b),
+                                   operand(r, st->out), ms ? &t : NULL, why, why_len) != MPB_STATUS_OK)
             return false;
         r->cached[st->op] = per_op[st->op];
+        r->stale[st->out] = r->dev[st->out] != NULL;
         changed[st->out] = true;
         ++*gemms;
         if (ms)
@@ -154,6 +311,15 @@ static bool run_steps(struct mpb_tune_chain_run *r, const struct mpb_tune_level 
     if (*gemms)
         for (int i = last + 1; i < c->n_ops; i++)
             r->cached[i] = NULL;
+    return true;
+}
+
+/* The error of buffer `buf` against the FP64 chain's. */
+static bool buffer_error(struct mpb_tune_chain_run *r, int buf, double *err, char *why, size_t why_len)
+{
+    if (!host_view(r, buf, why, why_len))
+        return false;
+    *err = mpb_tune_error(r->metric, r->run[buf], r->ref[buf], entries(r->chain, buf));
     return true;
 }
 
@@ -167,28 +333,22 @@ bool mpb_tune_chain_run_evaluate(void *ctx, const int *levels, int last, double 
         per_op[i] = &r->levels[levels[i]];
     if (!run_steps(r, per_op, last, NULL, gemms, why, why_len))
         return false;
-    for (int i = 0; i <= last; i++) {
-        int out = c->steps[c->gemm_step[i]].out;
-        op_err[i] = mpb_tune_error(r->metric, r->run[out], r->ref[out], entries(c, out));
-    }
-    if (out_err)
-        *out_err = mpb_tune_error(r->metric, r->run[c->output], r->ref[c->output], entries(c, c->output));
-    return true;
+    for (int i = 0; i <= last; i++)
+        if (!buffer_error(r, c->steps[c->gemm_step[i]].out, &op_err[i], why, why_len))
+            return false;
+    return !out_err || buffer_error(r, c->output, out_err, why, why_len);
 }
 
 bool mpb_tune_chain_run_time(struct mpb_tune_chain_run *r, const struct mpb_tune_level *const *per_op, double *ms,
                              double *err, char *why, size_t why_len)
 {
-    const struct mpb_tune_chain *c = r->chain;
     int gemms;
-    if (!run_steps(r, per_op, c->n_ops - 1, ms, &gemms, why, why_len))
-        return false;
-    *err = mpb_tune_error(r->metric, r->run[c->output], r->ref[c->output], entries(c, c->output));
-    return true;
+    return run_steps(r, per_op, r->chain->n_ops - 1, ms, &gemms, why, why_len) &&
+           buffer_error(r, r->chain->output, err, why, why_len);
 }
 
-/* Op `op`'s inputs as the FP64 chain has them, rounded to FP32, and
- * dgemm's product of them; made once. */
+/* Op `op`'s inputs as the FP64 chain has them, rounded to FP32 (on the
+ * GPU, their device copies too), and dgemm's product of them; made once. */
 static bool alone_inputs(struct mpb_tune_chain_run *r, int op, char *why, size_t why_len)
 {
     const struct mpb_tune_chain *c = r->chain;
@@ -197,25 +357,34 @@ static bool alone_inputs(struct mpb_tune_chain_run *r, int op, char *why, size_t
         return true;
     int64_t na = entries(c, st->a), nb = entries(c, st->b), nc = entries(c, st->out);
     double *wa = malloc(sizeof(double) * (size_t)na), *wb = malloc(sizeof(double) * (size_t)nb);
-    r->alone_a[op] = malloc(sizeof(float) * (size_t)na);
-    r->alone_b[op] = malloc(sizeof(float) * (size_t)nb);
-    r->alone_ref[op] = malloc(sizeof(double) * (size_t)nc);
+    float *fa = malloc(sizeof(float) * (size_t)na), *fb = malloc(sizeof(float) * (size_t)nb);
+    double *ref = malloc(sizeof(double) * (size_t)nc);
+    int64_t most = 0; /* alone_c serves every op: the largest output */
+    for (int i = 0; i < c->n_ops; i++)
+        most = entries(c, c->steps[c->gemm_step[i]].out) > most ? entries(c, c->steps[c->gemm_step[i]].out) : most;
     if (!r->alone_c)
-        r->alone_c = malloc(sizeof(float) * (size_t)nc); /* every op's output has the chain's size */
-    bool ok = wa && wb && r->alone_a[op] && r->alone_b[op] && r->alone_ref[op] && r->alone_c;
+        r->alone_c = malloc(sizeof(float) * (size_t)most);
+    bool ok = wa && wb && fa && fb && ref && r->alone_c;
     if (!ok)
         snprintf(why, why_len, "%s: out of host memory", c->name);
     for (int64_t i = 0; ok && i < na; i++)
-        wa[i] = r->alone_a[op][i] = (float)r->ref[st->a][i];
+        wa[i] = fa[i] = (float)r->ref[st->a][i];
     for (int64_t i = 0; ok && i < nb; i++)
-        wb[i] = r->alone_b[op][i] = (float)r->ref[st->b][i];
+        wb[i] = fb[i] = (float)r->ref[st->b][i];
     ok = ok && reference_gemm(r->exec, c->buffers[st->out].rows, c->buffers[st->out].cols, c->buffers[st->a].cols,
-                              wa, wb, r->alone_ref[op], why, why_len);
+                              wa, wb, ref, why, why_len) &&
+         upload(r, &r->alone_dev_a[op], fa, na, why, why_len) && upload(r, &r->alone_dev_b[op], fb, nb, why, why_len) &&
+         upload(r, &r->alone_dev_c, NULL, most, why, why_len);
     free(wa);
     free(wb);
-    if (!ok) {
-        free(r->alone_ref[op]);
-        r->alone_ref[op] = NULL;
+    if (ok) {
+        r->alone_a[op] = fa;
+        r->alone_b[op] = fb;
+        r->alone_ref[op] = ref;
+    } else {
+        free(fa);
+        free(fb);
+        free(ref);
     }
     return ok;
 }
@@ -225,12 +394,19 @@ static bool alone(struct mpb_tune_chain_run *r, const struct mpb_tune_level *lev
 {
     const struct mpb_tune_chain *c = r->chain;
     const struct mpb_tune_step *st = &c->steps[c->gemm_step[op]];
+    struct mpb_cuda_env *env = r->exec->env;
     if (!alone_inputs(r, op, why, why_len) ||
-        mpb_tune_gemm(r->exec, level, c->buffers[st->out].rows, c->buffers[st->out].cols, c->buffers[st->a].cols,
-                      r->alone_a[op], r->alone_b[op], r->alone_c, ms, why, why_len) != MPB_STATUS_OK)
+        mpb_tune_gemm_resident(r->exec, level, c->buffers[st->out].rows, c->buffers[st->out].cols,
+                               c->buffers[st->a].cols, env ? r->alone_dev_a[op] : r->alone_a[op],
+                               env ? r->alone_dev_b[op] : r->alone_b[op], env ? r->alone_dev_c : r->alone_c, ms,
+                               why, why_len) != MPB_STATUS_OK)
         return false;
-    if (err)
-        *err = mpb_tune_error(r->metric, r->alone_c, r->alone_ref[op], entries(c, st->out));
+    if (!err)
+        return true;
+    if (env && mpb_cuda_download(env, r->alone_c, r->alone_dev_c,
+                                 mpb_size_matrix(entries(c, st->out), 1, sizeof(float))) != MPB_STATUS_OK)
+        return cuda_failed(r, "downloading a GEMM's output", why, why_len);
+    *err = mpb_tune_error(r->metric, r->alone_c, r->alone_ref[op], entries(c, st->out));
     return true;
 }
 
@@ -244,4 +420,104 @@ bool mpb_tune_chain_run_profile(struct mpb_tune_chain_run *r, const struct mpb_t
                                 double *ms, char *why, size_t why_len)
 {
     return alone(r, level, op, ms, NULL, why, why_len);
+}
+
+/* y := (L Lᵀ)⁻¹ y in double with the factor's blocks: the FP64 chain's, or
+ * the FP32 chain's (host mirrors, current: host_view). */
+static void factor_solve(const struct mpb_tune_chain_run *r, bool fp64, double *y)
+{
+    const struct mpb_tune_factor *f = &r->chain->factor;
+    int64_t n = r->chain->size, nb = n / f->blocks;
+    for (int k = 0; k < f->blocks; k++) { /* L y' = y */
+        struct view l = {fp64 ? NULL : r->run[f->diag[k]], fp64 ? r->ref[f->diag[k]] : NULL};
+        double *yk = y + k * nb;
+        for (int64_t j = 0; j < nb; j++) {
+            for (int64_t p = 0; p < j; p++)
+                yk[j] -= get(l, j + p * nb) * yk[p];
+            yk[j] /= get(l, j + j * nb);
+        }
+        if (f->panel[k] < 0)
+            continue;
+        struct view pk = {fp64 ? NULL : r->run[f->panel[k]], fp64 ? r->ref[f->panel[k]] : NULL};
+        int64_t rest = n - (k + 1) * nb;
+        for (int64_t p = 0; p < nb; p++)
+            for (int64_t i = 0; i < rest; i++)
+                yk[nb + i] -= get(pk, i + p * rest) * yk[p];
+    }
+    for (int k = f->blocks - 1; k >= 0; k--) { /* Lᵀ x = y' */
+        struct view l = {fp64 ? NULL : r->run[f->diag[k]], fp64 ? r->ref[f->diag[k]] : NULL};
+        double *yk = y + k * nb;
+        if (f->panel[k] >= 0) {
+            struct view pk = {fp64 ? NULL : r->run[f->panel[k]], fp64 ? r->ref[f->panel[k]] : NULL};
+            int64_t rest = n - (k + 1) * nb;
+            for (int64_t p = 0; p < nb; p++)
+                for (int64_t i = 0; i < rest; i++)
+                    yk[p] -= get(pk, i + p * rest) * yk[nb + i];
+        }
+        for (int64_t j = nb - 1; j >= 0; j--) {
+            for (int64_t p = j + 1; p < nb; p++)
+                yk[j] -= get(l, p + j * nb) * yk[p];
+            yk[j] /= get(l, j + j * nb);
+        }
+    }
+}
+
+/* res = b - A x in double, and the backward error ‖res‖∞ / (‖A‖∞ ‖x‖∞ +
+ * ‖b‖∞) (HPL-AI's residual, without its n·ε scaling); +Inf when not finite. */
+static double backward_error(const double *a, const double *x, const double *b, int64_t n, double *res)
+{
+    double rnorm = 0, anorm = 0, xnorm = 0, bnorm = 0;
+    for (int64_t i = 0; i < n; i++)
+        res[i] = b[i];
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < n; i++)
+            res[i] -= a[i + j * n] * x[j];
+    for (int64_t i = 0; i < n; i++) {
+        double row = 0;
+        for (int64_t j = 0; j < n; j++)
+            row += fabs(a[i + j * n]);
+        anorm = fmax(anorm, row);
+        rnorm = fmax(rnorm, fabs(res[i]));
+        xnorm = fmax(xnorm, fabs(x[i]));
+        bnorm = fmax(bnorm, fabs(b[i]));
+    }
+    double e = rnorm / (anorm * xnorm + bnorm);
+    return isfinite(e) ? e : INFINITY;
+}
+
+bool mpb_tune_chain_run_refine(struct mpb_tune_chain_run *r, struct mpb_tune_refinement *out, char *why,
+                               size_t why_len)
+{
+    const struct mpb_tune_chain *c = r->chain;
+    const struct mpb_tune_factor *f = &c->factor;
+    int64_t n = c->size;
+    for (int k = 0; k < f->blocks; k++)
+        if (!host_view(r, f->diag[k], why, why_len) || (f->panel[k] >= 0 && !host_view(r, f->panel[k], why, why_len)))
+            return false;
+    double *x = malloc(sizeof *x * (size_t)n), *res = malloc(sizeof *res * (size_t)n);
+    const double *a = r->ref[f->matrix], *b = r->ref[f->rhs];
+    if (!x || !res) {
+        free(x);
+        free(res);
+        snprintf(why, why_len, "%s: out of host memory", c->name);
+        return false;
+    }
+    memcpy(x, b, sizeof *x * (size_t)n);
+    factor_solve(r, true, x);
+    out->fp64_backward_err = backward_error(a, x, b, n, res);
+    memcpy(x, b, sizeof *x * (size_t)n);
+    factor_solve(r, false, x);
+    out->tolerance = MPB_TUNE_IR_SCALED_LIMIT * (double)n * 0x1p-53;
+    out->iterations = 0;
+    out->backward_err = backward_error(a, x, b, n, res);
+    while (out->backward_err > out->tolerance && isfinite(out->backward_err) && out->iterations < MPB_TUNE_IR_MAX) {
+        factor_solve(r, false, res);
+        for (int64_t i = 0; i < n; i++)
+            x[i] += res[i];
+        out->iterations++;
+        out->backward_err = backward_error(a, x, b, n, res);
+    }
+    free(x);
+    free(res);
+    return true;
 }

@@ -27,11 +27,17 @@ struct mpb_tune_chain_run {
     enum mpb_tune_metric metric;
     float *run[MPB_TUNE_MAX_BUFFERS];   /* the FP32 chain (inputs included) */
     double *ref[MPB_TUNE_MAX_BUFFERS];  /* the FP64 chain */
-    const struct mpb_tune_level *cached[MPB_TUNE_MAX_OPS]; /* what each op's output in run[] was made with */
+    const struct mpb_tune_level *cached[MPB_TUNE_MAX_OPS]; /* what each op's output was made with */
     /* Each op alone: its inputs as the FP64 chain has them, rounded to FP32,
      * and dgemm's product of those (made when first asked for). */
     float *alone_a[MPB_TUNE_MAX_OPS], *alone_b[MPB_TUNE_MAX_OPS], *alone_c;
     double *alone_ref[MPB_TUNE_MAX_OPS];
+    /* On the GPU the FP32 chain stays there from open to close: each
+     * buffer's and alone operand's device copy (all NULL on the host
+     * backend), run[] and alone_c their host mirrors, downloaded only when
+     * the error check or a host step reads one that a GEMM rewrote (stale). */
+    void *dev[MPB_TUNE_MAX_BUFFERS], *alone_dev_a[MPB_TUNE_MAX_OPS], *alone_dev_b[MPB_TUNE_MAX_OPS], *alone_dev_c;
+    bool stale[MPB_TUNE_MAX_BUFFERS];
 };
 
 /* Inputs from `seed` and the FP64 reference; false with why. */
@@ -50,6 +56,25 @@ bool mpb_tune_chain_run_standalone(void *ctx, int op, int level, double *err, ch
  * error in *err. */
 bool mpb_tune_chain_run_time(struct mpb_tune_chain_run *r, const struct mpb_tune_level *const *per_op, double *ms,
                              double *err, char *why, size_t why_len);
+
+/* HPL-AI's check: the solve passes when its backward error is below this
+ * times n ε (ε = 2⁻⁵³); refinement stops there or after MPB_TUNE_IR_MAX steps. */
+#define MPB_TUNE_IR_SCALED_LIMIT 16
+#define MPB_TUNE_IR_MAX 50
+
+struct mpb_tune_refinement {
+    int iterations;           /* refinement steps after the first solve */
+    double backward_err;      /* ‖b - A x‖∞ / (‖A‖∞ ‖x‖∞ + ‖b‖∞) at the end */
+    double tolerance;         /* MPB_TUNE_IR_SCALED_LIMIT n ε */
+    double fp64_backward_err; /* the FP64 chain's factor's solve, unrefined */
+};
+
+/* For a factorisation chain (chain->factor.blocks > 0), after a run of the
+ * whole chain: A x = b solved with its factor, refined in FP64 (HPL-AI:
+ * x += (L Lᵀ)⁻¹ (b - A x), the residual in double), and the FP64 chain's
+ * solve as the yardstick. */
+bool mpb_tune_chain_run_refine(struct mpb_tune_chain_run *r, struct mpb_tune_refinement *out, char *why,
+                               size_t why_len);
 
 /* Op `op` alone under `level`, timed (the measured cost model). */
 bool mpb_tune_chain_run_profile(struct mpb_tune_chain_run *r, const struct mpb_tune_level *level, int op,

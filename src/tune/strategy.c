@@ -10,9 +10,6 @@
 
 const char *const mpb_tune_strategy_words[] = {"motuner", "greedy", "exhaustive", "priork", NULL};
 
-/* PriorK enumerates the combinations of acceptable levels: at most this many. */
-#define PRIORK_MAX_COMBINATIONS (INT64_C(1) << 20)
-
 int64_t mpb_tune_space(int n_ops, int n_levels)
 {
     int64_t space = 1;
@@ -220,20 +217,88 @@ static bool exhaustive(const struct mpb_tune_problem *p, struct mpb_tune_choice 
 
 /* ---- PriorK, papers/003 §5 ----------------------------------------------- */
 
+/* A combination of acceptable levels: rank[i] indexes op i's acceptable
+ * levels sorted by (cost, level); cost is predicted() of it. */
 struct combination {
     double cost;
-    int64_t index;
+    uint8_t rank[MPB_TUNE_MAX_OPS];
 };
 
-static int by_cost(const void *x, const void *y)
+/* PriorK's order: cost, then the ranks lexicographically (op 0 first). */
+static bool before(const struct combination *a, const struct combination *b, int n_ops)
 {
-    const struct combination *a = x, *b = y;
-    return a->cost < b->cost ? -1 : a->cost > b->cost ? 1 : (a->index > b->index) - (a->index < b->index);
+    return a->cost < b->cost || (a->cost == b->cost && memcmp(a->rank, b->rank, (size_t)n_ops) < 0);
+}
+
+static void heap_push(struct combination *h, int64_t *n, const struct combination *c, int n_ops)
+{
+    int64_t i = (*n)++;
+    for (; i > 0 && before(c, &h[(i - 1) / 2], n_ops); i = (i - 1) / 2)
+        h[i] = h[(i - 1) / 2];
+    h[i] = *c;
+}
+
+static struct combination heap_pop(struct combination *h, int64_t *n, int n_ops)
+{
+    struct combination top = h[0], last = h[--*n];
+    int64_t i = 0;
+    for (int64_t c; (c = 2 * i + 1) < *n; i = c) {
+        if (c + 1 < *n && before(&h[c + 1], &h[c], n_ops))
+            c++;
+        if (!before(&h[c], &last, n_ops))
+            break;
+        h[i] = h[c];
+    }
+    h[i] = last;
+    return top;
+}
+
+/* The combination of rank `r` (from 0) in PriorK's order, without
+ * enumerating the space: best-first over the tree in which a combination's
+ * parent is itself with its last nonzero rank lowered by one. A child costs
+ * no less than its parent (ranks are sorted by cost, and a rounded sum does
+ * not fall when a term grows) and comes after it lexicographically, so the
+ * pops come in PriorK's order; each pop pushes at most n_ops children. */
+static bool priork_nth(const struct mpb_tune_problem *p, int acc[][MPB_TUNE_MAX_LEVELS], const int *n_acc,
+                       int64_t r, int *levels, char *why, size_t why_len)
+{
+    int n = p->n_ops;
+    int64_t size = 0, cap = 1 + (r + 1) * n;
+    struct combination *heap = malloc(sizeof *heap * (size_t)cap), c = {0};
+    if (!heap) {
+        snprintf(why, why_len, "priork: out of memory for %lld combinations", (long long)cap);
+        return false;
+    }
+    for (int i = 0; i < n; i++)
+        levels[i] = acc[i][0];
+    c.cost = predicted(p, levels);
+    heap_push(heap, &size, &c, n);
+    for (int64_t k = 0; k <= r; k++) {
+        c = heap_pop(heap, &size, n);
+        int from = n - 1;
+        while (from > 0 && c.rank[from] == 0)
+            from--;
+        for (int j = from; j < n && k < r; j++) {
+            if (c.rank[j] + 1 >= n_acc[j])
+                continue;
+            struct combination child = c;
+            child.rank[j]++;
+            for (int i = 0; i < n; i++)
+                levels[i] = acc[i][child.rank[i]];
+            child.cost = predicted(p, levels);
+            heap_push(heap, &size, &child, n);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        levels[i] = acc[i][c.rank[i]];
+    free(heap);
+    return true;
 }
 
 /* Each op's acceptable levels from its error alone (prior knowledge of every
  * op under every setting); of the combinations of those, a random one of the
- * fastest 1% (the paper's Micro setting). The propagated error is not
+ * fastest 1% (the paper's Micro setting), or of the fastest
+ * MPB_TUNE_PRIORK_RANKS where the 1% are more. The propagated error is not
  * consulted: the one run of the pick says whether it meets. */
 static bool priork(const struct mpb_tune_problem *p, const struct mpb_tune_options *o,
                    struct mpb_tune_choice *out, char *why, size_t why_len)
@@ -247,47 +312,35 @@ static bool priork(const struct mpb_tune_problem *p, const struct mpb_tune_optio
             if (!p->standalone(p->ctx, i, l, &e, why, why_len))
                 return false;
             out->gemm_runs++;
-            if (e <= p->threshold)
-                acc[i][n_acc[i]++] = l;
+            if (e <= p->threshold) {
+                /* insert by (cost, level) */
+                int j = n_acc[i]++;
+                for (; j > 0 && p->cost[i][acc[i][j - 1]] > p->cost[i][l]; j--)
+                    acc[i][j] = acc[i][j - 1];
+                acc[i][j] = l;
+            }
         }
         if (n_acc[i] == 0) /* none acceptable: the op keeps the top level */
             acc[i][n_acc[i]++] = p->n_levels - 1;
-        count *= n_acc[i];
-        if (count > PRIORK_MAX_COMBINATIONS) {
-            snprintf(why, why_len, "priork: more than %lld combinations of acceptable levels to rank",
-                     (long long)PRIORK_MAX_COMBINATIONS);
-            return false;
-        }
+        count = count > INT64_MAX / n_acc[i] ? INT64_MAX : count * n_acc[i];
     }
-    struct combination *all = malloc(sizeof *all * (size_t)count);
-    if (!all) {
-        snprintf(why, why_len, "priork: out of memory for %lld combinations", (long long)count);
-        return false;
-    }
-    int lv[MPB_TUNE_MAX_OPS];
-    for (int64_t c = 0; c < count; c++) {
-        int64_t rest = c;
-        for (int i = p->n_ops - 1; i >= 0; i--) {
-            lv[i] = acc[i][rest % n_acc[i]];
-            rest /= n_acc[i];
-        }
-        all[c] = (struct combination){predicted(p, lv), c};
-    }
-    qsort(all, (size_t)count, sizeof *all, by_cost);
-    int64_t fastest = (count + 99) / 100;
+    int64_t fastest = count / 100 + (count % 100 != 0);
+    int64_t pool = fastest < MPB_TUNE_PRIORK_RANKS ? fastest : MPB_TUNE_PRIORK_RANKS;
     struct mpb_pcg32 rng = mpb_pcg32_seed(o->seed, 0x7072696f726bULL); /* stream "priork" */
-    int64_t rest = all[mpb_pcg32_next(&rng) % (uint32_t)fastest].index;
-    free(all);
-    for (int i = p->n_ops - 1; i >= 0; i--) {
-        out->levels[i] = acc[i][rest % n_acc[i]];
-        rest /= n_acc[i];
-    }
+    if (!priork_nth(p, acc, n_acc, mpb_pcg32_next(&rng) % (uint32_t)pool, out->levels, why, why_len))
+        return false;
     double err[MPB_TUNE_MAX_OPS];
     if (!eval(p, out, out->levels, p->n_ops - 1, err, &out->out_err, why, why_len))
         return false;
     out->met = out->out_err <= p->threshold;
-    snprintf(out->note, sizeof out->note, "picked at random among the fastest %lld of %lld combinations",
-             (long long)fastest, (long long)count);
+    const char *of = count == INT64_MAX ? "more than " : "";
+    if (pool == fastest)
+        snprintf(out->note, sizeof out->note, "picked at random among the fastest %lld of %s%lld combinations",
+                 (long long)pool, of, (long long)count);
+    else
+        snprintf(out->note, sizeof out->note, "picked at random among the fastest %lld of %s%lld combinations "
+                 "(not their fastest 1%%: priork ranks at most %d)", (long long)pool, of, (long long)count,
+                 MPB_TUNE_PRIORK_RANKS);
     return true;
 }
 

@@ -13,6 +13,10 @@
 
 #define MPB_TUNE_MAX_OPS 16
 #define MPB_TUNE_MAX_LEVELS 32
+/* PriorK picks among the fastest 1% of the combinations of acceptable
+ * levels, or among the fastest this many where the 1% are more: it walks
+ * the space in order of cost up to its pick and no further. */
+#define MPB_TUNE_PRIORK_RANKS 16384
 
 enum mpb_tune_strategy {
     MPB_TUNE_MOTUNER,    /* papers/003 Algorithm 1 */
