@@ -24,6 +24,7 @@ struct qt_state {
     int level, s, npairs, wmax;
     struct mpb_qt_pair pairs[MPB_QT_MAX_PAIRS];
     int64_t k, kp, chunks, chunk_len;
+    void *base;                    /* the one device allocation the buffers below are carved from */
     int8_t *da, *db;               /* slice p of A at da + p·m·kp (row i at i·kp), of B likewise */
     uint32_t *amax, *bmax;         /* |max| per row of A / column of B, as bits */
     int32_t *c32;                  /* plane (t·chunks + c)·m·n: pair t over chunk c */
@@ -264,51 +265,50 @@ static void quantensor_teardown(struct mpb_cuda_env *env, void *state)
     struct qt_state *s = (struct qt_state *)state;
     if (!s)
         return;
-    void *bufs[] = {s->da, s->db, s->amax, s->bmax, s->c32, s->lost};
-    for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
-        mpb_cuda_free(env, bufs[i]);
+    mpb_cuda_free(env, s->base);
     free(s);
 }
 
-/* Every buffer run() needs (mpb_qt_workspace counts the same). */
-static enum mpb_status alloc_all(struct mpb_cuda_env *env, struct qt_state *s, const struct mpb_gemm *g)
+static size_t aligned(size_t bytes)
+{
+    return (bytes + 255) / 256 * 256;
+}
+
+/* Every buffer run() needs, carved out of one device allocation
+ * (mpb_qt_workspace counts the same); then the shared handle's settings,
+ * stated again for every case (specs/h200.md, "Pitfall seen"): the INT8
+ * GEMMs take host alpha and beta. */
+static enum mpb_status prepare(struct mpb_cuda_env *env, struct qt_state *s, const struct mpb_gemm *g)
 {
     size_t m = (size_t)g->m, n = (size_t)g->n, kp = (size_t)s->kp, ns = (size_t)s->s;
     size_t planes = (size_t)s->npairs * (size_t)s->chunks;
-    struct {
-        void **p;
-        size_t bytes;
-    } want[] = {
-        {(void **)&s->da, ns * m * kp}, {(void **)&s->db, ns * n * kp},
-        {(void **)&s->amax, m * sizeof *s->amax}, {(void **)&s->bmax, n * sizeof *s->bmax},
-        {(void **)&s->c32, planes * m * n * sizeof *s->c32},
-        {(void **)&s->lost, 2 * MPB_QT_LOST_N * sizeof *s->lost},
-    };
-    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
-        enum mpb_status st = mpb_cuda_alloc(env, want[i].p, want[i].bytes + 16);
-        if (st != MPB_STATUS_OK)
-            return st;
-    }
-    return MPB_STATUS_OK;
-}
-
-/* The INT8 GEMMs take host alpha/beta; every case states the shared
- * handle's settings again (specs/h200.md, "Pitfall seen"). */
-static enum mpb_status set_handle(struct mpb_cuda_env *env)
-{
+    const size_t part[] = {ns * m * kp, ns * n * kp, planes * m * n * sizeof(int32_t),
+                           m * sizeof(uint32_t), n * sizeof(uint32_t),
+                           2 * MPB_QT_LOST_N * sizeof(unsigned long long)};
+    size_t total = 0;
+    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++)
+        total += aligned(part[i]);
+    enum mpb_status st = mpb_cuda_alloc(env, &s->base, total);
+    if (st != MPB_STATUS_OK)
+        return st;
+    char *p = (char *)s->base;
+    s->da = (int8_t *)p, p += aligned(part[0]);
+    s->db = (int8_t *)p, p += aligned(part[1]);
+    s->c32 = (int32_t *)p, p += aligned(part[2]);
+    s->amax = (uint32_t *)p, p += aligned(part[3]);
+    s->bmax = (uint32_t *)p, p += aligned(part[4]);
+    s->lost = (unsigned long long *)p;
     MPB_CUBLAS_TRY(env, cublasSetPointerMode(mpb_cublas(env), CUBLAS_POINTER_MODE_HOST));
     MPB_CUBLAS_TRY(env, cublasSetMathMode(mpb_cublas(env), CUBLAS_DEFAULT_MATH));
     return MPB_STATUS_OK;
 }
 
+/* The runner has asked mpb_qt_check (int dimensions) before setup. */
 static enum mpb_status quantensor_setup(struct mpb_cuda_env *env, const struct mpb_gemm *g,
                                         const double *params, void **state)
 {
-    *state = NULL;
-    char why[256];
-    if (!mpb_qt_check(params, g, mpb_cuda_device(env), why, sizeof why))
-        return mpb_cuda_fail(env, why, __FILE__, __LINE__);
     struct qt_state *s = (struct qt_state *)calloc(1, sizeof *s);
+    *state = NULL;
     if (!s)
         return mpb_cuda_fail(env, "out of host memory for the scheme state", __FILE__, __LINE__);
     s->level = (int)params[MPB_QT_LEVELS];
@@ -318,9 +318,7 @@ static enum mpb_status quantensor_setup(struct mpb_cuda_env *env, const struct m
     s->k = g->k;
     s->kp = mpb_qt_padded_k(g->k);
     mpb_qt_chunking(g->k, &s->chunks, &s->chunk_len);
-    enum mpb_status st = alloc_all(env, s, g);
-    if (st == MPB_STATUS_OK)
-        st = set_handle(env);
+    enum mpb_status st = prepare(env, s, g);
     if (st != MPB_STATUS_OK) {
         quantensor_teardown(env, s);
         return st;

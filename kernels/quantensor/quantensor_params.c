@@ -112,7 +112,7 @@ double mpb_qt_bound(const double *params, int64_t k)
 /* Mirrors quantensor_host.c's allocations (slices over k, a maximum and an
  * exponent per row and column) and quantensor.cu's (slices over the padded
  * k, one INT32 plane per product and k chunk, the maxima, the loss
- * counters). */
+ * counters, each part of its one allocation rounded up to 256 bytes). */
 size_t mpb_qt_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
 {
     int level = (int)params[MPB_QT_LEVELS];
@@ -120,7 +120,7 @@ size_t mpb_qt_workspace(const double *params, const struct mpb_gemm *g, bool on_
     size_t s = (size_t)mpb_qt_slices(level), np = (size_t)mpb_qt_pairs(level, pairs);
     int64_t vecs = g->m + g->n, chunks, len;
     mpb_qt_chunking(g->k, &chunks, &len);
-    size_t bytes = mpb_size_add(mpb_size_matrix(vecs, 1, 2 * sizeof(int32_t)), 256);
+    size_t bytes = mpb_size_add(mpb_size_matrix(vecs, 1, 2 * sizeof(int32_t)), 8 * 256);
     if (!on_device)
         return mpb_size_add(bytes, mpb_size_mul(s, mpb_size_matrix(vecs, g->k, 1)));
     bytes = mpb_size_add(bytes, mpb_size_mul(s, mpb_size_matrix(vecs, mpb_qt_padded_k(g->k), 1)));

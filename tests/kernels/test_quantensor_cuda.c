@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "check.h"
+#include "cuda_open.h"
 #define TEST_RNG_SEED 0x5851F42D4C957F2Dull
 #include "rng.h"
-#include "cuda_env.h"
 #include "quantensor/quantensor.h"
 
 /* Entries of both signs over ±20 binades, a few subnormal; with `specials`
@@ -73,12 +73,7 @@ static void check_case(struct mpb_cuda_env *env, int level, int64_t m, int64_t n
 
 int main(void)
 {
-    char why[256];
-    struct mpb_cuda_env *env = mpb_cuda_open(0, why, sizeof why);
-    if (!env) {
-        printf("skipped: %s\n", why);
-        return 77;
-    }
+    struct mpb_cuda_env *env = test_cuda_open_or_skip();
     static const int64_t shapes[][3] = {{65, 33, 1000}, {257, 129, 4099}, {2, 2, 131073}, {33, 17, 262200}};
     for (int level = 0; level <= MPB_QT_MAX_LEVEL; level++)
         for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
