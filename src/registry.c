@@ -12,6 +12,7 @@
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
 #include "ozaki2/ozaki2.h"
+#include "quantensor/quantensor.h"
 
 static const struct mpb_scheme dgemm = {
     .name = "dgemm", .family = "native", .target = MPB_TARGET_FP64, .version = 1,
@@ -189,13 +190,26 @@ static const struct mpb_scheme mixpert = {
     .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_mixpert_workspace,
 };
 
+/* QuanTensor (closed source) from its descriptions in papers/000 and 003:
+ * INT8 slices with power-of-two scales, exact INT8 GEMMs, a fixed
+ * accumulation order shared with the host model (quantensor_arith.h). */
+static const struct mpb_scheme quantensor_int8 = {
+    .name = "quantensor_int8", .family = "quantensor", .target = MPB_TARGET_FP32, .version = 1,
+    .help = "QuanTensor-style INT8 quantisation (per-row/column power-of-two scales) with `levels` "
+            "0-3 of residual refinement: 1, 3, 6, 9 INT8 GEMMs; slices = INT8 slices per operand; "
+            "NaN/Inf rows and columns fixed up to SGEMM's value",
+    .params = mpb_quantensor_params, .n_params = MPB_QT_N_PARAMS, .check = mpb_qt_check,
+    .cuda = &mpb_quantensor_cuda, .run_host = mpb_quantensor_host, .bound = mpb_qt_bound,
+    .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_qt_workspace,
+};
+
 const struct mpb_scheme *const mpb_schemes[] = {
     &dgemm, &sgemm, &tf32, &fp16, &bf16, &cublas_fp64emu, &cublas_bf16x9,
     &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
     &ozaki2_int8, &ozaki2_int8_sp,
     &adp,
     &egemm, &markidis, &refine_fp16, &tf32x3, &ape_bf16x3,
-    &mixpert,
+    &mixpert, &quantensor_int8,
 };
 const int mpb_n_schemes = (int)(sizeof mpb_schemes / sizeof mpb_schemes[0]);
 

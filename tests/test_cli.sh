@@ -30,6 +30,10 @@ expect 2 "-s 'nosuch': unknown scheme" -- run -s nosuch -g uniform --size 8
 expect 2 "-g 'nosuch': unknown generator" -- run -s dgemm -g nosuch --size 8
 expect 2 "has no parameter 'x'" -- run -s dgemm -a x=1 -g uniform --size 8
 expect 2 "parameter phi: 'abc' is not a number" -- run -s dgemm -g phi -a phi=abc --size 8
+expect 2 "scheme 'quantensor_int8' parameter levels: 4 is out of range (allowed: integer 0..3)" -- \
+    run -s quantensor_int8 -a levels=4 -g uniform --size 8
+expect 2 "scheme 'quantensor_int8' parameter levels: 'high' is not a number" -- \
+    run -s quantensor_int8 -a levels=high -g uniform --size 8
 expect 2 "--size '0'" -- run -s dgemm -g uniform --size 0
 expect 2 "--size '-4'" -- run -s dgemm -g uniform --size -4
 expect 2 "range '4:1' is empty" -- run -s dgemm -g uniform --size 4:1

@@ -1,0 +1,71 @@
+/* quantensor_int8: FP32 GEMM on INT8 tensor cores by QuanTensor-style
+ * quantisation and residual refinement (specs/schemes.md "FP32 emulation
+ * family"; QuanTensor, Li, Xue et al., CGO 2021, is closed source: this is
+ * built from its descriptions in papers/000 §2.2 and papers/003 §4).
+ * Arithmetic in quantensor_arith.h (levels, slices, accumulation order);
+ * parameters, check(), bound and notes in quantensor_params.c; the host
+ * model in quantensor_host.c; the CUDA backend in quantensor.cu.
+ *
+ * What a row reports (README): slices = INT8 slices per row of A / column
+ * of B (1, 2, 3, 3 at levels 0..3), fallback = 0; settings = levels, slices,
+ * products (INT8 GEMMs per k chunk) and the k split when there is one; note
+ * = values the slices did not hold exactly, those lost entirely, and rows /
+ * columns whose NaN/±Inf were fixed up. */
+#ifndef MPB_QUANTENSOR_H
+#define MPB_QUANTENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cuda_env.h"
+#include "gemm.h"
+#include "param.h"
+#include "scheme.h"
+#include "quantensor/quantensor_arith.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum mpb_qt_param { MPB_QT_LEVELS = 0, MPB_QT_N_PARAMS };
+
+extern const struct mpb_param_spec mpb_quantensor_params[MPB_QT_N_PARAMS];
+
+/* k padded with zeros to a multiple of 32: aligned int8 leading dimensions. */
+int64_t mpb_qt_padded_k(int64_t k);
+
+/* The split of the padded k into INT32-exact chunks (common/crt_arith.h's
+ * limit k·128² < 2^31 covers |d| ≤ 127): their count and the length of all
+ * but the last. */
+void mpb_qt_chunking(int64_t k, int64_t *chunks, int64_t *len);
+
+/* What one call lost (per operand, 0 = A, 1 = B): finite nonzero values the
+ * slices do not hold exactly, those among them whose slices are all zero,
+ * and rows / columns holding NaN or ±Inf. */
+enum { MPB_QT_LOST_INEXACT = 0, MPB_QT_LOST_ZERO, MPB_QT_LOST_NONFINITE, MPB_QT_LOST_N };
+
+/* settings ("levels=3 slices=3 products=9", the k split appended) and note
+ * (the losses, empty when none; then cuBLAS environment variables) of a
+ * row, the same on both backends. */
+void mpb_qt_report(int level, int64_t k, const uint64_t lost[2][MPB_QT_LOST_N],
+                   struct mpb_scheme_info *info);
+
+bool mpb_qt_check(const double *params, const struct mpb_gemm *g,
+                  const struct mpb_device_info *dev, char *why, size_t why_len);
+
+/* Row/column-wise bound (the descriptor sets bound_rowcol):
+ * |Ĉ−C|_ij ≤ f·‖A(i,:)‖₂‖B(:,j)‖₂ (quantensor_params.c has the derivation). */
+double mpb_qt_bound(const double *params, int64_t k);
+
+size_t mpb_qt_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
+
+enum mpb_status mpb_quantensor_host(const struct mpb_gemm *g, const double *params,
+                                    struct mpb_scheme_info *info);
+
+extern const struct mpb_scheme_cuda mpb_quantensor_cuda;
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
