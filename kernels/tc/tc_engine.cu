@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_gemm_kernel(const __grid_con
 
 /* ---- Block-scaled INT8 levels (tc_s8_args) ---- */
 
-constexpr int TC_S8_BN = 128; /* two INT32 buffers and the FP32 sum: 192 registers */
+constexpr int TC_S8_BN = 128; /* the INT32 buffer and the FP32 sum: 128 registers */
 
 __host__ __device__ constexpr int bit_count(unsigned x)
 {
@@ -301,82 +301,86 @@ __device__ __forceinline__ void issue_level(int32_t (&d)[TC_S8_BN / 2], const un
     }
 }
 
-/* Adds one level of one scale group to the FP32 sum: acc = fmaf((float)v,
- * (sa(row) * weight) * sb(col), acc), every operation rounded to nearest
- * (tc_engine.h). (float)v with the magic number: the bits of 1.5 * 2^23 plus
- * v are the float 1.5 * 2^23 + v for |v| <= 2^22, so one integer add and one
- * exact subtraction convert it. sa and sb are the group's scale tiles. */
+/* Adds one level of one scale group to the FP32 sum as tc_s8_scale_is_fast
+ * (tc_mma_model.h) says: for a row whose ra = sa(row) * weight passes, the
+ * bits of the float m = 1.5 * 2^23 * ra plus v are the float m + v * ra
+ * (|v| <= 2^22 keeps it in m's binade, where a unit of the last bit is ra),
+ * so one integer add and one exact subtraction give v * ra and one FMA adds
+ * it: three operations per entry. Other rows take fmaf((float)v, ra * sb,
+ * acc), (float)v by the same trick with m = 1.5 * 2^23. sa and sb are the
+ * group's scale tiles. */
 __device__ __forceinline__ void add_level(float (&acc)[TC_S8_BN / 2], const int32_t (&v)[TC_S8_BN / 2],
                                           const float *sa, const float *sb, float weight, int half)
 {
     const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
     const int r0 = half * 64 + 16 * w + l / 4;
-    const float ra[2] = {__fmul_rn(sa[r0], weight), __fmul_rn(sa[r0 + 8], weight)};
+    float2 sbv[TC_S8_BN / 8];
 #pragma unroll
-    for (int j = 0; j < TC_S8_BN / 8; j++) {
-        const float2 sbv = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
+    for (int j = 0; j < TC_S8_BN / 8; j++)
+        sbv[j] = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
 #pragma unroll
-        for (int h = 0; h < 2; h++) {
+    for (int h = 0; h < 2; h++) {
+        const float ra = __fmul_rn(sa[r0 + 8 * h], weight);
+        if (tc_s8_scale_is_fast(ra)) {
+            const int magic = __float_as_int(ra) + (23 << 23) + 0x400000;
+            const float m = __int_as_float(magic);
 #pragma unroll
-            for (int e = 0; e < 2; e++) {
-                const int r = 4 * j + 2 * h + e;
-                const float t = __fsub_rn(__int_as_float(v[r] + 0x4B400000), 12582912.0f);
-                acc[r] = __fmaf_rn(t, __fmul_rn(ra[h], e ? sbv.y : sbv.x), acc[r]);
-            }
+            for (int j = 0; j < TC_S8_BN / 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int r = 4 * j + 2 * h + e;
+                    const float t = __fsub_rn(__int_as_float(v[r] + magic), m);
+                    acc[r] = __fmaf_rn(t, e ? sbv[j].y : sbv[j].x, acc[r]);
+                }
+        } else {
+#pragma unroll
+            for (int j = 0; j < TC_S8_BN / 8; j++)
+#pragma unroll
+                for (int e = 0; e < 2; e++) {
+                    const int r = 4 * j + 2 * h + e;
+                    const float t = __fsub_rn(__int_as_float(v[r] + 0x4B400000), 12582912.0f);
+                    acc[r] = __fmaf_rn(t, __fmul_rn(ra, e ? sbv[j].y : sbv[j].x), acc[r]);
+                }
         }
     }
 }
 
-/* What the items of one stage share. */
-struct s8_stage {
-    const unsigned char *st; /* the stage's planes */
-    const float *sa, *sb;    /* its scale tiles: [group][128] */
-    const float *prev_sa, *prev_sb; /* the previous stage's, when its last item is still to add */
-    int prev_s;              /* that stage, or -1 */
-};
+/* Named barriers that hand the tensor cores from one consumer warpgroup to
+ * the other (0 is __syncthreads'). */
+constexpr int TC_TURN_BAR = 1; /* + half */
+constexpr int TC_CONSUMER_THREADS = 256;
 
-/* Item I of a stage (scale group I / NL, level I % NL): issue its MMAs into
- * the INT32 buffer of its parity, then add the item before it, whose MMAs
- * ran meanwhile; the first item of a stage adds the previous stage's last
- * and frees that stage. U is the stage's place in a round of PERIOD stages,
- * so that the parity is known at compile time. */
-template <int BK, int NP, unsigned STARTS, int KG, int U, int I>
-__device__ __forceinline__ void stage_items(const kernel_params &p, const s8_stage &x, float (&acc)[TC_S8_BN / 2],
-                                            int32_t (&v0)[TC_S8_BN / 2], int32_t (&v1)[TC_S8_BN / 2],
-                                            uint64_t *empty, int half)
+/* The items of one stage (scale group I / NL, level I % NL), in turn with
+ * the other consumer: wait for the turn, issue the item's MMAs into v, hand
+ * the turn over, wait for the MMAs, add v to the sum. The other warpgroup's
+ * MMAs run on the tensor cores while this one converts, which a single
+ * warpgroup cannot overlap: a wgmma still running while other instructions
+ * read the INT32 registers of an earlier one makes ptxas serialise every
+ * wgmma (C7514). The stage is freed after its last item, whose conversion
+ * still reads the stage's scale tiles. */
+template <int BK, int NP, unsigned STARTS, int KG, int I>
+__device__ __forceinline__ void stage_items(const kernel_params &p, const unsigned char *st, const float *sa,
+                                            const float *sb, float (&acc)[TC_S8_BN / 2], int32_t (&v)[TC_S8_BN / 2],
+                                            int half)
 {
-    constexpr int GPS = BK / KG, NL = bit_count(STARTS), ITEMS = GPS * NL;
-    if constexpr (I < ITEMS) {
-        constexpr int g = I / NL, L = I % NL, par = (U * ITEMS + I) & 1;
-        int32_t(&d)[TC_S8_BN / 2] = par ? v1 : v0;
-        const int32_t(&prev)[TC_S8_BN / 2] = par ? v0 : v1;
+    constexpr int GPS = BK / KG, NL = bit_count(STARTS);
+    if constexpr (I < GPS * NL) {
+        constexpr int g = I / NL, L = I % NL;
+        tc_named_sync(TC_TURN_BAR + half, TC_CONSUMER_THREADS);
         tc_wgmma_fence();
-        issue_level<BK, NP, STARTS, KG, L>(d, x.st, p, g, half);
+        issue_level<BK, NP, STARTS, KG, L>(v, st, p, g, half);
         tc_wgmma_commit();
-        if constexpr (I == 0) {
-            if (x.prev_s >= 0) {
-                tc_wgmma_wait<1>();
-                add_level(acc, prev, x.prev_sa + (GPS - 1) * TC_BM, x.prev_sb + (GPS - 1) * TC_S8_BN,
-                          p.level_weight[NL - 1], half);
-                if (threadIdx.x % 128 == 0)
-                    tc_bar_arrive(&empty[x.prev_s]);
-            }
-        } else {
-            constexpr int pg = (I - 1) / NL, pl = (I - 1) % NL;
-            tc_wgmma_wait<1>();
-            add_level(acc, prev, x.sa + pg * TC_BM, x.sb + pg * TC_S8_BN, p.level_weight[pl], half);
-        }
-        stage_items<BK, NP, STARTS, KG, U, I + 1>(p, x, acc, v0, v1, empty, half);
+        tc_named_arrive(TC_TURN_BAR + 1 - half, TC_CONSUMER_THREADS);
+        tc_wgmma_wait<0>();
+        add_level(acc, v, sa + g * TC_BM, sb + g * TC_S8_BN, p.level_weight[L], half);
+        stage_items<BK, NP, STARTS, KG, I + 1>(p, st, sa, sb, acc, v, half);
     }
 }
 
 template <int BK, int NP, unsigned STARTS, int KG>
 __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_constant__ kernel_params p)
 {
-    constexpr int BN = TC_S8_BN, GPS = BK / KG, NL = bit_count(STARTS), ITEMS = GPS * NL;
-    /* Stages per round: with an odd number of items per stage, two, so that
-     * every item's INT32 buffer is fixed at compile time. */
-    constexpr int PERIOD = ITEMS % 2 ? 2 : 1;
+    constexpr int BN = TC_S8_BN, GPS = BK / KG;
     __shared__ __align__(8) uint64_t full[TC_MAX_STAGES], empty[TC_MAX_STAGES];
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
@@ -407,8 +411,12 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
 
     tc_regs_alloc<232>();
     const int half = wg - 1;
+    /* The first turn is half 0's: half 1 gives it, and half 0 takes half
+     * 1's last hand-over at the end, so that every arrival is matched. */
+    if (half == 1)
+        tc_named_arrive(TC_TURN_BAR, TC_CONSUMER_THREADS);
     float acc[BN / 2];
-    int32_t v0[BN / 2], v1[BN / 2];
+    int32_t v[BN / 2];
     int it = 0;
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int tm, tn;
@@ -416,47 +424,19 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
 #pragma unroll
         for (int i = 0; i < BN / 2; i++)
             acc[i] = 0.0f;
-        s8_stage x = {nullptr, nullptr, nullptr, nullptr, nullptr, -1};
-        int last_par = 0;
-        for (int kb = 0; kb < p.k_blocks; kb += PERIOD) {
-            auto enter = [&](int s) {
-                tc_bar_wait(&full[s], (it / p.stages) & 1);
-                x.st = smem + s * stage_bytes;
-                x.sa = (const float *)(x.st + planes_bytes);
-                x.sb = x.sa + GPS * TC_BM;
-            };
-            auto leave = [&](int s) {
-                x.prev_s = s;
-                x.prev_sa = x.sa;
-                x.prev_sb = x.sb;
-                it++;
-            };
-            const int s0 = it % p.stages;
-            enter(s0);
-            stage_items<BK, NP, STARTS, KG, 0, 0>(p, x, acc, v0, v1, empty, half);
-            leave(s0);
-            last_par = (ITEMS - 1) & 1;
-            if constexpr (PERIOD == 2) {
-                if (kb + 1 < p.k_blocks) {
-                    const int s1 = it % p.stages;
-                    enter(s1);
-                    stage_items<BK, NP, STARTS, KG, 1, 0>(p, x, acc, v0, v1, empty, half);
-                    leave(s1);
-                    last_par = (2 * ITEMS - 1) & 1;
-                }
-            }
+        for (int kb = 0; kb < p.k_blocks; kb++, it++) {
+            const int s = it % p.stages;
+            tc_bar_wait(&full[s], (it / p.stages) & 1);
+            const unsigned char *st = smem + s * stage_bytes;
+            const float *sa = (const float *)(st + planes_bytes), *sb = sa + GPS * TC_BM;
+            stage_items<BK, NP, STARTS, KG, 0>(p, st, sa, sb, acc, v, half);
+            if (threadIdx.x % 128 == 0)
+                tc_bar_arrive(&empty[s]);
         }
-        /* The tile's last item. */
-        tc_wgmma_wait<0>();
-        const float *sa = x.prev_sa + (GPS - 1) * TC_BM, *sb = x.prev_sb + (GPS - 1) * BN;
-        if (last_par)
-            add_level(acc, v1, sa, sb, p.level_weight[NL - 1], half);
-        else
-            add_level(acc, v0, sa, sb, p.level_weight[NL - 1], half);
-        if (threadIdx.x % 128 == 0)
-            tc_bar_arrive(&empty[x.prev_s]);
         store_tile<BN>(p, acc, tm, tn, half);
     }
+    if (half == 0)
+        tc_named_sync(TC_TURN_BAR, TC_CONSUMER_THREADS);
 }
 
 typedef void (*kernel_fn)(kernel_params);

@@ -67,10 +67,13 @@ int tc_gemm_supported(const struct tc_gemm_args *args, char *why, size_t why_len
  * two scale for every row of A (a_scale) and column of B (b_scale). The
  * pairs, in MMA order, form levels (pairs level_end[L-1] .. level_end[L]-1):
  * per group and level the tensor cores sum the level's products exactly in
- * INT32 (v), and the consumers add
- *     acc = fmaf((float)v, (a_scale * level_weight[L]) * b_scale, acc)
- * group by group, level by level, every product rounded to nearest. (float)v
- * is exact because the engine requires pairs(L) * kgroup * 128^2 <= 2^22.
+ * INT32 (v), and the consumers add, with ra = a_scale * level_weight[L],
+ *     acc = fmaf(v * ra, b_scale, acc)      when tc_s8_scale_is_fast(ra)
+ *     acc = fmaf((float)v, ra * b_scale, acc) otherwise
+ * group by group, level by level, every product rounded to nearest (both
+ * are RN(v * ra * b_scale + acc) while ra * b_scale is a normal float).
+ * v * ra and (float)v are exact because the engine requires
+ * pairs(L) * kgroup * 128^2 <= 2^22.
  * The optional row_exp/col_exp then scale C as for the float formats. */
 #define TC_MAX_S8_PAIRS 8
 #define TC_MAX_LEVELS 5

@@ -68,7 +68,8 @@ float tc_s8_engine_entry(const struct tc_s8_args *g, int64_t i, int64_t j)
                     v += (int32_t)a[l] * (int32_t)b[l];
             }
             const float ra = g->a_scale[G * g->a_scale_ld + i] * g->level_weight[L];
-            acc = fmaf((float)v, ra * g->b_scale[G * g->b_scale_ld + j], acc);
+            const float sb = g->b_scale[G * g->b_scale_ld + j];
+            acc = tc_s8_scale_is_fast(ra) ? fmaf((float)v * ra, sb, acc) : fmaf((float)v, ra * sb, acc);
         }
     }
     if (g->row_exp)

@@ -46,6 +46,23 @@ struct tc_mma_model {
  * toward zero. */
 #define TC_MMA_MODEL_SM90 {25, 1, 1, 0, 0, 0}
 
+/* The engine's block-scaled INT8 path adds a level's INT32 sum v to the FP32
+ * sum of its entry as fmaf(v * ra, sb, acc), with ra = a_scale * weight, when
+ * ra is a positive normal power of two no larger than 2^103: then v * ra is
+ * exact (|v| <= 2^22), and the GPU gets it with one integer add and one exact
+ * subtraction from the float 1.5 * 2^23 * ra, whose last bit is worth ra.
+ * Other ra take fmaf((float)v, ra * sb, acc). Both are RN(v*ra*sb + acc)
+ * whenever ra * sb is a normal float. */
+MPB_HD int tc_s8_scale_is_fast(float ra)
+{
+    union {
+        float f;
+        uint32_t u;
+    } x = {ra};
+    const uint32_t biased = x.u >> 23; /* sign bit included: negative ra fail */
+    return (x.u & 0x7FFFFFu) == 0 && biased >= 1 && biased <= 127 + 103;
+}
+
 /* Products per instruction for each input format (wgmma m64nNk16 / k8). */
 MPB_HD int tc_input_k(enum tc_input fmt)
 {

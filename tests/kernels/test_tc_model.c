@@ -116,9 +116,43 @@ static void int8_answers(void)
     tc_ibattery_free(&b);
 }
 
+static float bits_to_float(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+/* The INT8 path's fast conversion (tc_s8_scale_is_fast and the engine's
+ * add_level): which scales take it, and that for them the float whose bits
+ * are those of m = 1.5 * 2^23 * ra plus v, minus m, is v * ra exactly over
+ * the engine's whole range of v (|v| <= 2^22), at both ends of ra's range. */
+static void s8_fast_conversion(void)
+{
+    static const float fast[] = {0x1p-126f, 0x1p-33f, 1.0f, 0x1p103f};
+    static const float slow[] = {0x1p-127f, 0x1p-149f, 0x1p104f, 0x1.8p0f, -1.0f, 0.0f, INFINITY};
+    for (size_t i = 0; i < sizeof fast / sizeof *fast; i++)
+        CHECK(tc_s8_scale_is_fast(fast[i]), "%a takes the fast conversion", (double)fast[i]);
+    for (size_t i = 0; i < sizeof slow / sizeof *slow; i++)
+        CHECK(!tc_s8_scale_is_fast(slow[i]), "%a does not take the fast conversion", (double)slow[i]);
+    CHECK(!tc_s8_scale_is_fast(nanf("")), "NaN does not take the fast conversion");
+    static const int32_t vs[] = {-(1 << 22), -(1 << 22) + 1, -12345, -1, 0, 1, 777777, (1 << 22) - 1, 1 << 22};
+    for (size_t i = 0; i < sizeof fast / sizeof *fast; i++) {
+        uint32_t ra_bits;
+        memcpy(&ra_bits, &fast[i], sizeof ra_bits);
+        const uint32_t magic = ra_bits + (23u << 23) + 0x400000u;
+        for (size_t j = 0; j < sizeof vs / sizeof *vs; j++) {
+            const float t = bits_to_float(magic + (uint32_t)vs[j]) - bits_to_float(magic);
+            CHECK(t == (float)vs[j] * fast[i] && (double)t == (double)vs[j] * (double)fast[i],
+                  "v = %d, ra = %a: the magic-number conversion gives %a", (int)vs[j], (double)fast[i], (double)t);
+        }
+    }
+}
+
 int main(void)
 {
     constructed_cases();
+    s8_fast_conversion();
     fit_recovers(sm90, TC_IN_FP16);
     fit_recovers((struct tc_mma_model){24, 2, 1, 1, 0, 0}, TC_IN_BF16);
     fit_recovers((struct tc_mma_model){27, 1, 0, 0, 1, 1}, TC_IN_TF32);
