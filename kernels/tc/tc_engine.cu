@@ -260,7 +260,7 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_gemm_kernel(const __grid_con
 
 /* ---- Block-scaled INT8 levels (tc_s8_args) ---- */
 
-constexpr int TC_S8_BN = 128; /* the INT32 buffer and the FP32 sum: 128 registers */
+constexpr int TC_S8_BN = 128; /* two INT32 buffers and the FP32 sum: 192 registers */
 
 __host__ __device__ constexpr int bit_count(unsigned x)
 {
@@ -302,78 +302,89 @@ __device__ __forceinline__ void issue_level(int32_t (&d)[TC_S8_BN / 2], const un
 }
 
 /* Adds one level of one scale group to the FP32 sum as tc_s8_scale_is_fast
- * (tc_mma_model.h) says: for a row whose ra = sa(row) * weight passes, the
+ * (tc_mma_model.h) says. For a row whose ra = sa(row) * weight passes, the
  * bits of the float m = 1.5 * 2^23 * ra plus v are the float m + v * ra
  * (|v| <= 2^22 keeps it in m's binade, where a unit of the last bit is ra),
  * so one integer add and one exact subtraction give v * ra and one FMA adds
- * it: three operations per entry. Other rows take fmaf((float)v, ra * sb,
- * acc), (float)v by the same trick with m = 1.5 * 2^23. sa and sb are the
+ * it: three operations per entry. A thread whose two rows both pass (all of
+ * them, but for extreme scales) takes that loop alone. sa and sb are the
  * group's scale tiles. */
 __device__ __forceinline__ void add_level(float (&acc)[TC_S8_BN / 2], const int32_t (&v)[TC_S8_BN / 2],
                                           const float *sa, const float *sb, float weight, int half)
 {
     const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
     const int r0 = half * 64 + 16 * w + l / 4;
-    float2 sbv[TC_S8_BN / 8];
-#pragma unroll
-    for (int j = 0; j < TC_S8_BN / 8; j++)
-        sbv[j] = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
+    float ra[2];
+    int magic[2];
+    bool fast[2];
 #pragma unroll
     for (int h = 0; h < 2; h++) {
-        const float ra = __fmul_rn(sa[r0 + 8 * h], weight);
-        if (tc_s8_scale_is_fast(ra)) {
-            const int magic = __float_as_int(ra) + (23 << 23) + 0x400000;
-            const float m = __int_as_float(magic);
+        ra[h] = __fmul_rn(sa[r0 + 8 * h], weight);
+        fast[h] = tc_s8_scale_is_fast(ra[h]);
+        magic[h] = __float_as_int(ra[h]) + (23 << 23) + 0x400000;
+    }
+    /* v * ra by the row's magic number m: bits(m) + v are the float m + v * ra. */
+    auto scaled = [&](int r, int h) { return __fsub_rn(__int_as_float(v[r] + magic[h]), __int_as_float(magic[h])); };
+    if (fast[0] && fast[1]) {
 #pragma unroll
-            for (int j = 0; j < TC_S8_BN / 8; j++)
+        for (int j = 0; j < TC_S8_BN / 8; j++) {
+            const float2 sbv = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
+#pragma unroll
+            for (int h = 0; h < 2; h++)
 #pragma unroll
                 for (int e = 0; e < 2; e++) {
                     const int r = 4 * j + 2 * h + e;
-                    const float t = __fsub_rn(__int_as_float(v[r] + magic), m);
-                    acc[r] = __fmaf_rn(t, e ? sbv[j].y : sbv[j].x, acc[r]);
+                    acc[r] = __fmaf_rn(scaled(r, h), e ? sbv.y : sbv.x, acc[r]);
                 }
-        } else {
+        }
+    } else {
 #pragma unroll
-            for (int j = 0; j < TC_S8_BN / 8; j++)
+        for (int j = 0; j < TC_S8_BN / 8; j++) {
+            const float2 sbv = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
+#pragma unroll
+            for (int h = 0; h < 2; h++)
 #pragma unroll
                 for (int e = 0; e < 2; e++) {
                     const int r = 4 * j + 2 * h + e;
-                    const float t = __fsub_rn(__int_as_float(v[r] + 0x4B400000), 12582912.0f);
-                    acc[r] = __fmaf_rn(t, __fmul_rn(ra, e ? sbv[j].y : sbv[j].x), acc[r]);
+                    const float sbe = e ? sbv.y : sbv.x;
+                    if (fast[h])
+                        acc[r] = __fmaf_rn(scaled(r, h), sbe, acc[r]);
+                    else /* (float)v by the same trick with m = 1.5 * 2^23 */
+                        acc[r] = __fmaf_rn(__fsub_rn(__int_as_float(v[r] + 0x4B400000), 12582912.0f),
+                                           __fmul_rn(ra[h], sbe), acc[r]);
                 }
         }
     }
 }
 
-/* Named barriers that hand the tensor cores from one consumer warpgroup to
- * the other (0 is __syncthreads'). */
-constexpr int TC_TURN_BAR = 1; /* + half */
-constexpr int TC_CONSUMER_THREADS = 256;
-
-/* The items of one stage (scale group I / NL, level I % NL), in turn with
- * the other consumer: wait for the turn, issue the item's MMAs into v, hand
- * the turn over, wait for the MMAs, add v to the sum. The other warpgroup's
- * MMAs run on the tensor cores while this one converts, which a single
- * warpgroup cannot overlap: a wgmma still running while other instructions
- * read the INT32 registers of an earlier one makes ptxas serialise every
- * wgmma (C7514). The stage is freed after its last item, whose conversion
- * still reads the stage's scale tiles. */
+/* The items of one stage (scale group I / NL, level I % NL) in two INT32
+ * buffers: item I's MMAs run while item I-1 is added to the sum. The last
+ * item is added after its MMAs, so that no wgmma is in flight across the
+ * stage loop: ptxas serialises every wgmma (C7514) when it cannot prove that
+ * other instructions read only retired accumulators. */
 template <int BK, int NP, unsigned STARTS, int KG, int I>
 __device__ __forceinline__ void stage_items(const kernel_params &p, const unsigned char *st, const float *sa,
-                                            const float *sb, float (&acc)[TC_S8_BN / 2], int32_t (&v)[TC_S8_BN / 2],
-                                            int half)
+                                            const float *sb, float (&acc)[TC_S8_BN / 2], int32_t (&v0)[TC_S8_BN / 2],
+                                            int32_t (&v1)[TC_S8_BN / 2], int half)
 {
-    constexpr int GPS = BK / KG, NL = bit_count(STARTS);
-    if constexpr (I < GPS * NL) {
+    constexpr int GPS = BK / KG, NL = bit_count(STARTS), ITEMS = GPS * NL;
+    if constexpr (I < ITEMS) {
         constexpr int g = I / NL, L = I % NL;
-        tc_named_sync(TC_TURN_BAR + half, TC_CONSUMER_THREADS);
+        int32_t(&d)[TC_S8_BN / 2] = (I & 1) ? v1 : v0;
+        int32_t(&prev)[TC_S8_BN / 2] = (I & 1) ? v0 : v1;
         tc_wgmma_fence();
-        issue_level<BK, NP, STARTS, KG, L>(v, st, p, g, half);
+        issue_level<BK, NP, STARTS, KG, L>(d, st, p, g, half);
         tc_wgmma_commit();
-        tc_named_arrive(TC_TURN_BAR + 1 - half, TC_CONSUMER_THREADS);
-        tc_wgmma_wait<0>();
-        add_level(acc, v, sa + g * TC_BM, sb + g * TC_S8_BN, p.level_weight[L], half);
-        stage_items<BK, NP, STARTS, KG, I + 1>(p, st, sa, sb, acc, v, half);
+        if constexpr (I > 0) {
+            constexpr int pg = (I - 1) / NL, pl = (I - 1) % NL;
+            tc_wgmma_wait<1>();
+            add_level(acc, prev, sa + pg * TC_BM, sb + pg * TC_S8_BN, p.level_weight[pl], half);
+        }
+        if constexpr (I + 1 == ITEMS) {
+            tc_wgmma_wait<0>();
+            add_level(acc, d, sa + g * TC_BM, sb + g * TC_S8_BN, p.level_weight[L], half);
+        }
+        stage_items<BK, NP, STARTS, KG, I + 1>(p, st, sa, sb, acc, v0, v1, half);
     }
 }
 
@@ -400,7 +411,7 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
 
     const int tiles = p.tiles_m * p.tiles_n;
     if (wg == 0) {
-        tc_regs_dealloc<40>();
+        tc_regs_dealloc<24>(); /* 24 * 128 + 240 * 256 registers fill the multiprocessor */
         if (threadIdx.x == 0) {
             tc_prefetch_tensor_map(&p.a_scale);
             tc_prefetch_tensor_map(&p.b_scale);
@@ -409,14 +420,10 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
         return;
     }
 
-    tc_regs_alloc<232>();
+    tc_regs_alloc<240>(); /* two INT32 buffers and the FP32 sum: 192 */
     const int half = wg - 1;
-    /* The first turn is half 0's: half 1 gives it, and half 0 takes half
-     * 1's last hand-over at the end, so that every arrival is matched. */
-    if (half == 1)
-        tc_named_arrive(TC_TURN_BAR, TC_CONSUMER_THREADS);
     float acc[BN / 2];
-    int32_t v[BN / 2];
+    int32_t v0[BN / 2], v1[BN / 2];
     int it = 0;
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int tm, tn;
@@ -429,14 +436,12 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
             tc_bar_wait(&full[s], (it / p.stages) & 1);
             const unsigned char *st = smem + s * stage_bytes;
             const float *sa = (const float *)(st + planes_bytes), *sb = sa + GPS * TC_BM;
-            stage_items<BK, NP, STARTS, KG, 0>(p, st, sa, sb, acc, v, half);
+            stage_items<BK, NP, STARTS, KG, 0>(p, st, sa, sb, acc, v0, v1, half);
             if (threadIdx.x % 128 == 0)
                 tc_bar_arrive(&empty[s]);
         }
         store_tile<BN>(p, acc, tm, tn, half);
     }
-    if (half == 0)
-        tc_named_sync(TC_TURN_BAR, TC_CONSUMER_THREADS);
 }
 
 typedef void (*kernel_fn)(kernel_params);

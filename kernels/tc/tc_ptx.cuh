@@ -81,18 +81,6 @@ template <int N> __device__ static inline void tc_regs_alloc(void)
     asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(N));
 }
 
-/* ---- named barriers (bar.sync / bar.arrive on ids other than 0, which
- * __syncthreads uses): `threads` counts the arrivals that complete one. ---- */
-
-__device__ static inline void tc_named_sync(int id, int threads)
-{
-    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-__device__ static inline void tc_named_arrive(int id, int threads)
-{
-    asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
-}
-
 /* ---- wgmma ---- */
 
 __device__ static inline void tc_wgmma_fence(void)
