@@ -403,7 +403,10 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
     if (threadIdx.x == 0) {
         for (int s = 0; s < p.stages; s++) {
             tc_bar_init(&full[s], 1);
-            tc_bar_init(&empty[s], 2);
+            /* One arrival per consumer warp: each warp reads the stage's
+             * scale tiles with its own loads, which the MMAs' completion
+             * does not cover. */
+            tc_bar_init(&empty[s], 8);
         }
         tc_fence_barrier_init();
     }
@@ -437,7 +440,8 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
             const unsigned char *st = smem + s * stage_bytes;
             const float *sa = (const float *)(st + planes_bytes), *sb = sa + GPS * TC_BM;
             stage_items<BK, NP, STARTS, KG, 0>(p, st, sa, sb, acc, v0, v1, half);
-            if (threadIdx.x % 128 == 0)
+            __syncwarp(); /* every lane's scale loads are done (add_level may diverge) */
+            if (threadIdx.x % 32 == 0)
                 tc_bar_arrive(&empty[s]);
         }
         store_tile<BN>(p, acc, tm, tn, half);
