@@ -301,6 +301,32 @@ __device__ __forceinline__ void issue_level(int32_t (&d)[TC_S8_BN / 2], const un
     }
 }
 
+/* add_level's entries; ALL_FAST: both of the thread's rows take the fast
+ * conversion, so no entry tests its row. */
+template <bool ALL_FAST>
+__device__ __forceinline__ void add_entries(float (&acc)[TC_S8_BN / 2], const int32_t (&v)[TC_S8_BN / 2],
+                                            const float *sb, const float (&ra)[2], const int (&magic)[2],
+                                            const bool (&fast)[2], int l)
+{
+#pragma unroll
+    for (int j = 0; j < TC_S8_BN / 8; j++) {
+        const float2 sbv = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const int r = 4 * j + 2 * h + e;
+                const float sbe = e ? sbv.y : sbv.x;
+                if (ALL_FAST || fast[h]) /* bits(m) + v are the float m + v * ra */
+                    acc[r] = __fmaf_rn(__fsub_rn(__int_as_float(v[r] + magic[h]), __int_as_float(magic[h])), sbe,
+                                       acc[r]);
+                else /* (float)v by the same trick with m = 1.5 * 2^23 */
+                    acc[r] = __fmaf_rn(__fsub_rn(__int_as_float(v[r] + 0x4B400000), 12582912.0f),
+                                       __fmul_rn(ra[h], sbe), acc[r]);
+            }
+    }
+}
+
 /* Adds one level of one scale group to the FP32 sum as tc_s8_scale_is_fast
  * (tc_mma_model.h) says. For a row whose ra = sa(row) * weight passes, the
  * bits of the float m = 1.5 * 2^23 * ra plus v are the float m + v * ra
@@ -323,38 +349,10 @@ __device__ __forceinline__ void add_level(float (&acc)[TC_S8_BN / 2], const int3
         fast[h] = tc_s8_scale_is_fast(ra[h]);
         magic[h] = __float_as_int(ra[h]) + (23 << 23) + 0x400000;
     }
-    /* v * ra by the row's magic number m: bits(m) + v are the float m + v * ra. */
-    auto scaled = [&](int r, int h) { return __fsub_rn(__int_as_float(v[r] + magic[h]), __int_as_float(magic[h])); };
-    if (fast[0] && fast[1]) {
-#pragma unroll
-        for (int j = 0; j < TC_S8_BN / 8; j++) {
-            const float2 sbv = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int r = 4 * j + 2 * h + e;
-                    acc[r] = __fmaf_rn(scaled(r, h), e ? sbv.y : sbv.x, acc[r]);
-                }
-        }
-    } else {
-#pragma unroll
-        for (int j = 0; j < TC_S8_BN / 8; j++) {
-            const float2 sbv = *(const float2 *)(sb + 8 * j + 2 * (l % 4));
-#pragma unroll
-            for (int h = 0; h < 2; h++)
-#pragma unroll
-                for (int e = 0; e < 2; e++) {
-                    const int r = 4 * j + 2 * h + e;
-                    const float sbe = e ? sbv.y : sbv.x;
-                    if (fast[h])
-                        acc[r] = __fmaf_rn(scaled(r, h), sbe, acc[r]);
-                    else /* (float)v by the same trick with m = 1.5 * 2^23 */
-                        acc[r] = __fmaf_rn(__fsub_rn(__int_as_float(v[r] + 0x4B400000), 12582912.0f),
-                                           __fmul_rn(ra[h], sbe), acc[r]);
-                }
-        }
-    }
+    if (fast[0] && fast[1])
+        add_entries<true>(acc, v, sb, ra, magic, fast, l);
+    else
+        add_entries<false>(acc, v, sb, ra, magic, fast, l);
 }
 
 /* The items of one stage (scale group I / NL, level I % NL) in two INT32
