@@ -102,12 +102,14 @@ expect 0 "TFLOP/s" -- run -s dgemm -s dgemm -g randn --size 8,8 --backend host -
 expect 0 "4 cases in shard 0/2 (8 in all)" -- run -s dgemm,sgemm -g randn --size 8,8,9 --seed 1,2,1 --backend host --dry-run --shard 0/2
 
 # Two runs on one CSV: the second is refused (the first holds a lock on it)
-# and writes nothing; the first finishes alone.
+# and writes nothing; the first finishes alone. The first run lasts 10 s
+# (2.5 s of warm-up per case) and is given 30 s to start, so that a loaded
+# machine (sanitizer builds, parallel tests) still sees the two overlap.
 LOCKED="$TMP/locked.csv"
-"$MPB" run -s dgemm -g randn --size 1 --seed 1:4 --warmup-ms 400 --backend host --csv "$LOCKED" >"$TMP/first.out" 2>&1 &
+"$MPB" run -s dgemm -g randn --size 1 --seed 1:4 --warmup-ms 2500 --backend host --csv "$LOCKED" >"$TMP/first.out" 2>&1 &
 first=$!
 i=0
-while [ ! -s "$LOCKED" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+while [ ! -s "$LOCKED" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i + 1)); done
 expect 2 "$LOCKED is being written by another mpbench run" -- \
     run -s dgemm -g randn --size 1 --seed 1:4 --backend host --csv "$LOCKED" --resume
 expect 2 "$LOCKED is being written by another mpbench run" -- \
