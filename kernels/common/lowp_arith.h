@@ -137,4 +137,22 @@ MPB_HD float mpb_bf16_round(float x)
     return mpb_bf16_to_f32(mpb_bf16_from_f32(x));
 }
 
+/* APE's split (Ma et al., ICS'22): hi, mid, lo = bf16 RNE of y and of what
+ * is left after each; 3 x 8 significand bits hold FP32's 24, so the three
+ * sum to y exactly while no plane is subnormal. Each remainder is exact in
+ * FP32 (Sterbenz). A non-finite plane (y Inf or NaN) leaves the later ones
+ * zero, so that Inf stays Inf in a product instead of becoming NaN. */
+MPB_HD void mpb_bf16x3_split(float y, uint16_t out[3])
+{
+    float left = y;
+    out[0] = out[1] = out[2] = 0;
+    for (int i = 0; i < 3; i++) {
+        out[i] = mpb_bf16_from_f32(left);
+        const float plane = mpb_bf16_to_f32(out[i]);
+        if ((mpb_f32_to_bits(plane) & 0x7F800000u) == 0x7F800000u)
+            break;
+        left = left - plane;
+    }
+}
+
 #endif

@@ -106,14 +106,11 @@ MPB_HD unsigned fs_split(enum fs_split kind, float x, int s, uint32_t out[3])
         break;
     }
     case FS_BF16X3: {
-        float left = y;
+        uint16_t p[3];
+        mpb_bf16x3_split(y, p);
         for (int i = 0; i < 3; i++) {
-            uint16_t p = mpb_bf16_from_f32(left);
-            value[i] = mpb_bf16_to_f32(p);
-            out[i] = p;
-            if (!isfinite(value[i]))
-                break;
-            left = left - value[i];
+            out[i] = p[i];
+            value[i] = mpb_bf16_to_f32(p[i]);
         }
         break;
     }

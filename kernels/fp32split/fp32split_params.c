@@ -209,20 +209,12 @@ bool mpb_ape_bf16x3_check(const double *p, const struct mpb_gemm *g, const struc
     return check(FS_APE, p, g, d, w, l);
 }
 
-/* Error bounds f (README "FP32 split family" has the derivation in words).
- * Accumulation: one MMA of n addends (k_inst products and c) cuts each
- * addend by less than 2^-25 of the largest and rounds the sum toward zero
- * (tc_mma_model.h), an error below (n*2^-25 + 2^-23) times the sum of the
- * addends' magnitudes, which never exceeds the sum of |plane products| seen
- * so far, itself at most (1 + 2^-9) (|A||B|)_ij. Over P pairs and ceil(k /
- * k_inst) k-steps the errors add up: P ceil(k/k_inst) (n 2^-25 + 2^-23)(1 + 2^-9).
- * accum=rn only replaces truncations by round-to-nearest adds: the same bound.
- * Split: the products the recipe leaves out and the split's remainder. */
+/* Error bounds f (README "FP32 split family" has the derivation in words):
+ * the engine's accumulation (tc_accum_bound), plus the products the recipe
+ * leaves out and the split's remainder. */
 static double accumulation(const struct fs_recipe *r, int64_t k)
 {
-    const int ki = tc_input_k(r->fmt);
-    const double steps = (double)((k + ki - 1) / ki);
-    return r->n_pairs * steps * ((ki + 1) * 0x1p-25 + 0x1p-23) * (1.0 + 0x1p-9);
+    return tc_accum_bound(r->fmt, r->n_pairs, k);
 }
 
 /* FP16 schemes, row/column-wise (bound_rowcol): values far below their

@@ -1,7 +1,9 @@
 /* CUDA backend of mixpert (mixpert.h): the packer kernels (A transposed to
  * K-major segment planes, B's planes, then each row's and column's scales),
- * one launch of the tensor-core engine's block-scaled INT8 path, and the
- * FP32 recomputation of rows and columns that hold NaN or Inf. */
+ * one launch of the tensor-core engine's block-scaled INT8 path, with
+ * fallback=on (when any group is beyond the safe range) the BF16x3 launch
+ * on the engine's float path and the add of the two parts, and the FP32
+ * recomputation of rows and columns that hold NaN or Inf. */
 #include "mixpert/mixpert.h"
 
 #include <cuda_runtime.h>
@@ -29,6 +31,15 @@ struct mp_state {
     unsigned char *nonfinite;  /* m + n flags */
     unsigned long long *counts;
     struct tc_plan *plan;
+    uint16_t *fb_planes;       /* fallback=on: A's three BF16 planes (m*fb_ld each), then B's */
+    float *c_fb;               /* fallback=on: the BF16x3 part of C */
+    struct tc_plan *fb_plan;
+};
+
+/* fallback=on: where the packers write the BF16x3 planes (planes == NULL: off). */
+struct fb_out {
+    uint16_t *planes;
+    int64_t ld, offset;
 };
 
 __device__ void count_warp(unsigned long long *counter, unsigned v)
@@ -53,10 +64,11 @@ __device__ void reduce_lanes(uint32_t *mx, uint32_t *mn, int width)
  * KT values of k per step, read along rows and written along k, both
  * coalesced. Group exponents go to ea[G*m + i]. */
 __global__ void pack_a(const float *a, int64_t m, int64_t k, int kg, int tile_rows, int segs, int8_t *planes,
-                       int64_t ld, int *ea, unsigned char *nonfinite, unsigned long long *unsafe)
+                       int64_t ld, int *ea, unsigned char *nonfinite, unsigned long long *unsafe, fb_out fb)
 {
     __shared__ float tile[KT][33];
     __shared__ int exps[KT / 32][32];
+    __shared__ bool fell[KT / 32][32]; /* group fell back to BF16x3 */
     const int tx = threadIdx.x, ty = threadIdx.y;
     const int64_t i0 = (int64_t)blockIdx.x * 32;
     const int n_g = KT / kg;
@@ -81,7 +93,9 @@ __global__ void pack_a(const float *a, int64_t m, int64_t k, int kg, int tile_ro
             }
             reduce_lanes(&mx, &mn, tile_rows);
             const int e = mp_group_exp(mx);
+            const bool beyond = mp_beyond_safe_range(mx, mn);
             exps[gi][tx] = e;
+            fell[gi][tx] = fb.planes && beyond;
             const int64_t i = i0 + tx, G = l0 / kg + gi;
             const bool valid = i < m && G * kg < k;
             if (valid) {
@@ -89,7 +103,7 @@ __global__ void pack_a(const float *a, int64_t m, int64_t k, int kg, int tile_ro
                 if (bad)
                     nonfinite[i] = 1;
             }
-            n_unsafe += valid && tx % tile_rows == 0 && mp_beyond_safe_range(mx, mn);
+            n_unsafe += valid && tx % tile_rows == 0 && beyond;
         }
         __syncthreads();
         for (int r = ty; r < 32; r += 8) {
@@ -100,9 +114,10 @@ __global__ void pack_a(const float *a, int64_t m, int64_t k, int kg, int tile_ro
                 if (l0 + l >= k)
                     break;
                 const int e = exps[l / kg][r];
+                const bool f = fell[l / kg][r]; /* l and l + 1 share a group: kg is even */
                 const float y0 = tile[l][r], y1 = tile[l + 1][r];
-                const int32_t n0 = mp_quantize(mp_is_finite(y0) ? y0 : 0.0f, e);
-                const int32_t n1 = mp_quantize(mp_is_finite(y1) ? y1 : 0.0f, e);
+                const int32_t n0 = mp_quantize(mp_int8_input(y0, f), e);
+                const int32_t n1 = mp_quantize(mp_int8_input(y1, f), e);
                 const bool both = l0 + l + 1 < k;
                 for (int s = 0; s < segs; s++) {
                     int8_t *out = planes + (s * m + i) * ld + l0 + l;
@@ -110,6 +125,21 @@ __global__ void pack_a(const float *a, int64_t m, int64_t k, int kg, int tile_ro
                         *(uint16_t *)out = (uint16_t)((uint8_t)mp_segment(n0, s) | (uint8_t)mp_segment(n1, s) << 8);
                     else
                         out[0] = mp_segment(n0, s);
+                }
+                if (fb.planes) {
+                    uint16_t first[2][3], second[2][3];
+                    mp_fb_halves(0, f, y0, first[0], second[0]);
+                    mp_fb_halves(0, f, y1, first[1], second[1]);
+                    for (int p = 0; p < 3; p++) {
+                        uint16_t *out = fb.planes + (p * m + i) * fb.ld + l0 + l;
+                        if (both) {
+                            *(uint32_t *)out = first[0][p] | (uint32_t)first[1][p] << 16;
+                            *(uint32_t *)(out + fb.offset) = second[0][p] | (uint32_t)second[1][p] << 16;
+                        } else {
+                            out[0] = first[0][p];
+                            out[fb.offset] = second[0][p];
+                        }
+                    }
                 }
             }
         }
@@ -120,7 +150,7 @@ __global__ void pack_a(const float *a, int64_t m, int64_t k, int kg, int tile_ro
 /* B (k x n, column-major: K-major already): a block of 8 warps takes 8
  * columns (warp w, column j0 + w) by KT values of k, 4 per lane. */
 __global__ void pack_b(const float *b, int64_t k, int64_t n, int kg, int tile_cols, int segs, int8_t *planes,
-                       int64_t ld, int *eb, unsigned char *nonfinite, unsigned long long *unsafe)
+                       int64_t ld, int *eb, unsigned char *nonfinite, unsigned long long *unsafe, fb_out fb)
 {
     __shared__ uint32_t wmax[8][32], wmin[8][32];
     const int w = threadIdx.x / 32, lane = threadIdx.x % 32;
@@ -151,6 +181,7 @@ __global__ void pack_b(const float *b, int64_t k, int64_t n, int kg, int tile_co
             }
         }
         const int e = mp_group_exp(mx);
+        const bool beyond = mp_beyond_safe_range(mx, mn), f = fb.planes && beyond;
         const int64_t G = (l0 + 4 * lane) / kg, l = l0 + 4 * lane;
         const bool first = lane % lanes_per_group == 0;
         if (j < n && l < k) {
@@ -160,7 +191,7 @@ __global__ void pack_b(const float *b, int64_t k, int64_t n, int kg, int tile_co
                 nonfinite[j] = 1;
             int32_t q[4];
             for (int t = 0; t < 4; t++)
-                q[t] = mp_quantize(mp_is_finite(y[t]) ? y[t] : 0.0f, e);
+                q[t] = mp_quantize(mp_int8_input(y[t], f), e);
             for (int s = 0; s < segs; s++) {
                 int8_t *out = planes + (s * n + j) * ld + l;
                 if (l + 3 < k) {
@@ -172,8 +203,27 @@ __global__ void pack_b(const float *b, int64_t k, int64_t n, int kg, int tile_co
                         out[t] = mp_segment(q[t], s);
                 }
             }
+            if (fb.planes) {
+                uint16_t all[4][3], fell_back[4][3];
+                for (int t = 0; t < 4; t++)
+                    mp_fb_halves(1, f, y[t], all[t], fell_back[t]);
+                for (int p = 0; p < 3; p++) {
+                    uint16_t *out = fb.planes + (p * n + j) * fb.ld + l;
+                    if (l + 3 < k) {
+                        *(uint2 *)out = make_uint2(all[0][p] | (uint32_t)all[1][p] << 16,
+                                                   all[2][p] | (uint32_t)all[3][p] << 16);
+                        *(uint2 *)(out + fb.offset) = make_uint2(fell_back[0][p] | (uint32_t)fell_back[1][p] << 16,
+                                                                 fell_back[2][p] | (uint32_t)fell_back[3][p] << 16);
+                    } else {
+                        for (int t = 0; l + t < k; t++) {
+                            out[t] = all[t][p];
+                            out[fb.offset + t] = fell_back[t][p];
+                        }
+                    }
+                }
+            }
         }
-        n_unsafe += j < n && l < k && first && (tile_cols == 1 || w == 0) && mp_beyond_safe_range(mx, mn);
+        n_unsafe += j < n && l < k && first && (tile_cols == 1 || w == 0) && beyond;
     }
     count_warp(unsafe, n_unsafe);
 }
@@ -228,10 +278,28 @@ __global__ void recompute(const float *a, const float *b, float *c, int64_t m, i
     }
 }
 
+/* c += c_fb: the INT8 and BF16x3 parts, one FP32 add per entry. */
+__global__ void add_parts(float *c, const float *c_fb, int64_t count)
+{
+    for (int64_t e = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; e < count; e += (int64_t)gridDim.x * blockDim.x)
+        c[e] = c[e] + c_fb[e];
+}
+
 int grid_1d(int64_t work, int threads)
 {
     int64_t blocks = (work + threads - 1) / threads;
     return (int)(blocks < 1 ? 1 : blocks > 132 * 8 ? 132 * 8 : blocks);
+}
+
+/* The packer's counters as [A, B] x MP_N_COUNTS (waits for the stream). */
+enum mpb_status download_counts(struct mpb_cuda_env *env, const struct mp_state *s, int64_t counts[2][MP_N_COUNTS])
+{
+    unsigned long long c[N_CNT];
+    enum mpb_status st = mpb_cuda_download(env, c, s->counts, sizeof c);
+    for (int side = 0; side < 2; side++)
+        for (int t = 0; t < MP_N_COUNTS; t++)
+            counts[side][t] = (int64_t)c[side * MP_N_COUNTS + t];
+    return st;
 }
 
 enum mpb_status mp_run(struct mpb_cuda_env *env, void *state, const struct mpb_gemm *g, struct mpb_phase_clock *clock)
@@ -243,14 +311,17 @@ enum mpb_status mp_run(struct mpb_cuda_env *env, void *state, const struct mpb_g
     MPB_CUDA_TRY(env, cudaMemsetAsync(s->counts, 0, N_CNT * sizeof *s->counts, st));
     MPB_CUDA_TRY(env, cudaMemsetAsync(s->nonfinite, 0, (size_t)(m + n), st));
     const int64_t kt = (k + KT - 1) / KT;
+    const fb_out fa = {s->fb_planes, mp_fb_ld(k), mp_fb_offset(k)};
+    const fb_out fbb = {s->fb_planes ? s->fb_planes + 3 * m * fa.ld : NULL, fa.ld, fa.offset};
     dim3 ga((unsigned)((m + 31) / 32), (unsigned)(kt < 65535 ? kt : 65535));
     pack_a<<<ga, dim3(32, 8), 0, st>>>(a, m, k, s->r.kgroup, mp_group_rows(&s->r, 0), s->r.a_segs, s->planes, s->ld,
-                                        s->ea, s->nonfinite, s->counts + MP_COUNT_UNSAFE);
+                                        s->ea, s->nonfinite, s->counts + MP_COUNT_UNSAFE, fa);
     MPB_LAUNCH_CHECK(env);
     int8_t *pb = s->planes + 3 * m * s->ld;
     dim3 gb((unsigned)((n + 7) / 8), (unsigned)(kt < 65535 ? kt : 65535));
     pack_b<<<gb, 256, 0, st>>>(b, k, n, s->r.kgroup, mp_group_rows(&s->r, 1), s->r.b_segs, pb, s->ld,
-                               s->ea + s->groups * m, s->nonfinite + m, s->counts + MP_N_COUNTS + MP_COUNT_UNSAFE);
+                               s->ea + s->groups * m, s->nonfinite + m, s->counts + MP_N_COUNTS + MP_COUNT_UNSAFE,
+                               fbb);
     MPB_LAUNCH_CHECK(env);
     vector_scales<<<grid_1d(m, 256), 256, 0, st>>>(s->ea, m, s->groups, s->scales, s->lda, s->exps, s->nonfinite,
                                                    s->lists, s->counts, s->counts + CNT_ROWS);
@@ -263,6 +334,19 @@ enum mpb_status mp_run(struct mpb_cuda_env *env, void *state, const struct mpb_g
     cudaError_t err = (cudaError_t)tc_plan_launch(s->plan, st);
     if (err != cudaSuccess)
         return mpb_cuda_fail_rt(env, err, "tc_plan_launch", __FILE__, __LINE__);
+    if (s->r.fallback) { /* the BF16x3 part only when a group fell back: the counts decide */
+        int64_t counts[2][MP_N_COUNTS];
+        enum mpb_status got = download_counts(env, s, counts);
+        if (got != MPB_STATUS_OK)
+            return got;
+        if (mp_fallback_runs(&s->r, counts)) {
+            err = (cudaError_t)tc_plan_launch(s->fb_plan, st);
+            if (err != cudaSuccess)
+                return mpb_cuda_fail_rt(env, err, "tc_plan_launch (BF16x3 fallback)", __FILE__, __LINE__);
+            add_parts<<<grid_1d(m * n, 256), 256, 0, st>>>((float *)g->c, s->c_fb, m * n);
+            MPB_LAUNCH_CHECK(env);
+        }
+    }
     recompute<<<132 * 4, 256, 0, st>>>(a, b, (float *)g->c, m, n, k, s->lists, s->lists + m, s->counts + CNT_ROWS);
     MPB_LAUNCH_CHECK(env);
     mpb_phase_mark(clock, MPB_PHASE_GEMM);
@@ -275,6 +359,9 @@ void mp_teardown(struct mpb_cuda_env *env, void *state)
     if (!s)
         return;
     tc_plan_destroy(s->plan);
+    tc_plan_destroy(s->fb_plan);
+    mpb_cuda_free(env, s->fb_planes);
+    mpb_cuda_free(env, s->c_fb);
     mpb_cuda_free(env, s->planes);
     mpb_cuda_free(env, s->scales);
     mpb_cuda_free(env, s->exps);
@@ -312,40 +399,26 @@ enum mpb_status mp_setup(struct mpb_cuda_env *env, const struct mpb_gemm *g, con
         st = mpb_cuda_alloc(env, (void **)&s->nonfinite, (size_t)(m + n));
     if (st == MPB_STATUS_OK)
         st = mpb_cuda_alloc(env, (void **)&s->counts, N_CNT * sizeof *s->counts);
+    const size_t fb_bytes = sizeof(uint16_t) * (size_t)(3 * (m + n) * mp_fb_ld(g->k));
+    if (st == MPB_STATUS_OK && s->r.fallback) /* zeroed once: the packers never write the padding */
+        st = mpb_cuda_alloc(env, (void **)&s->fb_planes, fb_bytes);
+    if (st == MPB_STATUS_OK && s->r.fallback)
+        st = mpb_cuda_memset(env, s->fb_planes, 0, fb_bytes);
+    if (st == MPB_STATUS_OK && s->r.fallback)
+        st = mpb_cuda_alloc(env, (void **)&s->c_fb, sizeof(float) * (size_t)(m * n));
     if (st != MPB_STATUS_OK) {
         mp_teardown(env, s);
         return st;
     }
-    struct tc_s8_args args = {};
-    args.m = m;
-    args.n = n;
-    args.k = g->k;
-    args.n_a_planes = s->r.a_segs;
-    args.n_b_planes = s->r.b_segs;
-    for (int p = 0; p < 3; p++) {
-        args.a_planes[p] = s->planes + p * m * s->ld;
-        args.b_planes[p] = s->planes + (3 * m + p * n) * s->ld;
-    }
-    args.ld = s->ld;
-    args.n_pairs = s->r.n_pairs;
-    for (int q = 0; q < s->r.n_pairs; q++)
-        args.pairs[q] = s->r.pairs[q];
-    args.n_levels = s->r.n_levels;
-    for (int L = 0; L < s->r.n_levels; L++) {
-        args.level_end[L] = s->r.level_end[L];
-        args.level_weight[L] = s->r.level_weight[L];
-    }
-    args.kgroup = s->r.kgroup;
-    args.a_scale = s->scales;
-    args.b_scale = s->scales + s->groups * s->lda;
-    args.a_scale_ld = s->lda;
-    args.b_scale_ld = s->ldb;
-    args.row_exp = s->exps;
-    args.col_exp = s->exps + m;
-    args.c = (float *)g->c;
-    args.ldc = m;
+    struct tc_s8_args args;
+    mp_s8_args(&s->r, g, s->planes, s->planes + 3 * m * s->ld, s->scales, s->exps, &args);
     char why[256];
     cudaError_t err = (cudaError_t)tc_s8_plan_create(&args, &s->plan, why, sizeof why);
+    if (err == cudaSuccess && s->r.fallback) {
+        struct tc_gemm_args fargs;
+        mp_fb_args(g, s->fb_planes, s->fb_planes + 3 * m * mp_fb_ld(g->k), s->c_fb, &fargs);
+        err = (cudaError_t)tc_plan_create(&fargs, &s->fb_plan, why, sizeof why);
+    }
     if (err != cudaSuccess) {
         mp_teardown(env, s);
         return mpb_cuda_fail(env, why, __FILE__, __LINE__);
@@ -357,22 +430,18 @@ enum mpb_status mp_setup(struct mpb_cuda_env *env, const struct mpb_gemm *g, con
 enum mpb_status mp_report(struct mpb_cuda_env *env, void *state, struct mpb_scheme_info *info)
 {
     const struct mp_state *s = (const struct mp_state *)state;
-    unsigned long long c[N_CNT];
-    enum mpb_status st = mpb_cuda_download(env, c, s->counts, sizeof c);
+    int64_t counts[2][MP_N_COUNTS];
+    enum mpb_status st = download_counts(env, s, counts);
     if (st != MPB_STATUS_OK)
         return st;
-    int64_t counts[2][MP_N_COUNTS];
-    for (int side = 0; side < 2; side++)
-        for (int t = 0; t < MP_N_COUNTS; t++)
-            counts[side][t] = (int64_t)c[side * MP_N_COUNTS + t];
     info->slices = s->r.n_pairs;
-    info->fallback = 0;
+    info->fallback = mp_fallback_runs(&s->r, counts);
     char recipe[128], engine[96];
     mp_describe(&s->r, recipe, sizeof recipe);
     tc_plan_describe(s->plan, engine, sizeof engine);
     snprintf(info->settings, sizeof info->settings, "%s %s", recipe, engine);
     const int ra = mp_group_rows(&s->r, 0), rb = mp_group_rows(&s->r, 1);
-    mp_note(counts, (s->m + ra - 1) / ra * s->groups, (s->n + rb - 1) / rb * s->groups, info->note, sizeof info->note);
+    mp_note(&s->r, counts, (s->m + ra - 1) / ra * s->groups, (s->n + rb - 1) / rb * s->groups, info->note, sizeof info->note);
     return MPB_STATUS_OK;
 }
 

@@ -19,6 +19,7 @@
 
 #include <stdint.h>
 
+#include "common/lowp_arith.h"
 #include "mpb_arith.h"
 #include "mpb_hd.h"
 
@@ -108,6 +109,27 @@ MPB_HD float mp_pow2(int d)
 MPB_HD int mp_beyond_safe_range(uint32_t max_bits, uint32_t min_bits)
 {
     return max_bits != 0 && (double)mpb_bits_to_f32(max_bits) > 0x1p5 * (double)mpb_bits_to_f32(min_bits);
+}
+
+/* fallback=on (mixpert.h): what value y of a group goes into the INT8
+ * planes (0 when the group fell back; NaN and Inf always 0, as their rows
+ * and columns are recomputed), and its BF16x3 planes in the two halves of
+ * the fallback's k: A's first half holds A_u, its second A_s; B's first
+ * half holds all of B, its second B_u. */
+MPB_HD float mp_int8_input(float y, int fell_back)
+{
+    return mp_is_finite(y) && !fell_back ? y : 0.0f;
+}
+
+MPB_HD void mp_fb_halves(int operand, int fell_back, float y, uint16_t first[3], uint16_t second[3])
+{
+    uint16_t p[3];
+    mpb_bf16x3_split(mp_is_finite(y) ? y : 0.0f, p);
+    const int in_first = operand == 1 || fell_back, in_second = operand == 0 ? !fell_back : fell_back;
+    for (int i = 0; i < 3; i++) {
+        first[i] = in_first ? p[i] : 0;
+        second[i] = in_second ? p[i] : 0;
+    }
 }
 
 #endif

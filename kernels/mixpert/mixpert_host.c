@@ -1,6 +1,8 @@
 /* Host model of mixpert: the packer of mixpert_arith.h, the engine's
- * block-scaled INT8 path (tc_engine_host.c) and the FP32 recomputation of
- * rows and columns with NaN/Inf, in the GPU's order: its output bit for bit. */
+ * block-scaled INT8 path (tc_engine_host.c), with fallback=on the BF16x3
+ * part on the engine's float path and the FP32 add of the two, then the
+ * FP32 recomputation of rows and columns with NaN/Inf, in the GPU's order:
+ * its output bit for bit. */
 #include "mixpert/mixpert.h"
 
 #include <math.h>
@@ -13,13 +15,15 @@
 /* One operand: `vecs` vectors of k values (rows of A, columns of B), value
  * l of vector v at x[v*vstride + l*lstride]. Writes the segment planes, the
  * group scales relative to each vector's largest group, the vectors'
- * exponents (negated, as the engine's row_exp/col_exp) and non-finite flags. */
+ * exponents (negated, as the engine's row_exp/col_exp), non-finite flags
+ * and, with fallback=on, the BF16x3 planes `fb` (mp_fb_halves). */
 static void pack_operand(const struct mp_recipe *r, int operand, const float *x, int64_t vecs, int64_t k,
                          int64_t vstride, int64_t lstride, int64_t ld, int8_t *planes, int segs, float *scale,
-                         int64_t scale_ld, int *vec_exp, unsigned char *nonfinite, int *ea, int64_t counts[MP_N_COUNTS])
+                         int64_t scale_ld, int *vec_exp, unsigned char *nonfinite, int *ea, uint16_t *fb,
+                         int64_t counts[MP_N_COUNTS])
 {
     const int gr = mp_group_rows(r, operand), kg = r->kgroup;
-    const int64_t groups = tc_s8_groups(k, kg);
+    const int64_t groups = tc_s8_groups(k, kg), fb_ld = mp_fb_ld(k), fb_off = mp_fb_offset(k);
     for (int64_t v0 = 0; v0 < vecs; v0 += gr) {
         const int64_t v1 = v0 + gr < vecs ? v0 + gr : vecs;
         for (int64_t g = 0; g < groups; g++) {
@@ -34,15 +38,24 @@ static void pack_operand(const struct mp_recipe *r, int operand, const float *x,
                     if (!mp_is_finite(y))
                         nonfinite[v] = 1;
                 }
-            const int e = mp_group_exp(mx);
-            counts[MP_COUNT_UNSAFE] += mp_beyond_safe_range(mx, mn);
+            const int e = mp_group_exp(mx), unsafe = mp_beyond_safe_range(mx, mn);
+            const int fell_back = r->fallback && unsafe;
+            counts[MP_COUNT_UNSAFE] += unsafe;
             for (int64_t v = v0; v < v1; v++) {
                 ea[g * vecs + v] = e;
                 for (int64_t l = l0; l < l1; l++) {
                     float y = x[v * vstride + l * lstride];
-                    int32_t n = mp_quantize(mp_is_finite(y) ? y : 0.0f, e);
+                    int32_t n = mp_quantize(mp_int8_input(y, fell_back), e);
                     for (int s = 0; s < segs; s++)
                         planes[(s * vecs + v) * ld + l] = mp_segment(n, s);
+                    if (fb) {
+                        uint16_t first[3], second[3];
+                        mp_fb_halves(operand, fell_back, y, first, second);
+                        for (int p = 0; p < 3; p++) {
+                            fb[(p * vecs + v) * fb_ld + l] = first[p];
+                            fb[(p * vecs + v) * fb_ld + fb_off + l] = second[p];
+                        }
+                    }
                 }
             }
         }
@@ -82,52 +95,43 @@ enum mpb_status mpb_mixpert_host(const struct mpb_gemm *g, const double *params,
     mp_recipe_of(params, &r);
     const int64_t m = g->m, n = g->n, k = g->k, ld = tc_plane_ld(TC_IN_S8, k), groups = tc_s8_groups(k, r.kgroup);
     const int64_t lda = mp_scale_ld(m), ldb = mp_scale_ld(n);
+    const size_t fb_elems = r.fallback ? (size_t)(3 * (m + n) * mp_fb_ld(k)) : 0;
     int8_t *planes = calloc((size_t)(3 * (m + n) * ld), 1);
     float *scales = calloc((size_t)(groups * (lda + ldb)), sizeof *scales);
     int *exps = calloc((size_t)(m + n), sizeof *exps), *ea = calloc((size_t)(groups * (m + n)), sizeof *ea);
     unsigned char *nonfinite = calloc((size_t)(m + n), 1);
-    if (!planes || !scales || !exps || !ea || !nonfinite) {
+    uint16_t *fb = r.fallback ? calloc(fb_elems, sizeof *fb) : NULL;
+    float *c_fb = r.fallback ? calloc((size_t)(m * n), sizeof *c_fb) : NULL;
+    if (!planes || !scales || !exps || !ea || !nonfinite || (r.fallback && (!fb || !c_fb))) {
         free(planes);
         free(scales);
         free(exps);
         free(ea);
         free(nonfinite);
+        free(fb);
+        free(c_fb);
         snprintf(info->note, sizeof info->note, "out of host memory");
         return MPB_STATUS_ERROR;
     }
     int64_t counts[2][MP_N_COUNTS] = {{0}};
     int8_t *pa = planes, *pb = planes + 3 * m * ld;
-    pack_operand(&r, 0, (const float *)g->a, m, k, 1, m, ld, pa, r.a_segs, scales, lda, exps, nonfinite, ea,
+    uint16_t *fa = fb, *fbb = fb ? fb + 3 * m * mp_fb_ld(k) : NULL;
+    pack_operand(&r, 0, (const float *)g->a, m, k, 1, m, ld, pa, r.a_segs, scales, lda, exps, nonfinite, ea, fa,
                  counts[0]);
     pack_operand(&r, 1, (const float *)g->b, n, k, k, 1, ld, pb, r.b_segs, scales + groups * lda, ldb, exps + m,
-                 nonfinite + m, ea + groups * m, counts[1]);
-    struct tc_s8_args args = {0};
-    args.m = m;
-    args.n = n;
-    args.k = k;
-    args.n_a_planes = r.a_segs;
-    args.n_b_planes = r.b_segs;
-    for (int s = 0; s < 3; s++) {
-        args.a_planes[s] = pa + s * m * ld;
-        args.b_planes[s] = pb + s * n * ld;
-    }
-    args.ld = ld;
-    args.n_pairs = r.n_pairs;
-    memcpy(args.pairs, r.pairs, sizeof r.pairs);
-    args.n_levels = r.n_levels;
-    memcpy(args.level_end, r.level_end, sizeof r.level_end);
-    memcpy(args.level_weight, r.level_weight, sizeof r.level_weight);
-    args.kgroup = r.kgroup;
-    args.a_scale = scales;
-    args.b_scale = scales + groups * lda;
-    args.a_scale_ld = lda;
-    args.b_scale_ld = ldb;
-    args.row_exp = exps;
-    args.col_exp = exps + m;
-    args.c = (float *)g->c;
-    args.ldc = m;
+                 nonfinite + m, ea + groups * m, fbb, counts[1]);
+    struct tc_s8_args args;
+    mp_s8_args(&r, g, pa, pb, scales, exps, &args);
     tc_s8_engine_host(&args);
     float *c = (float *)g->c;
+    if (mp_fallback_runs(&r, counts)) {
+        struct tc_gemm_args fargs;
+        const struct tc_mma_model model = TC_MMA_MODEL_SM90;
+        mp_fb_args(g, fa, fbb, c_fb, &fargs);
+        tc_engine_host(&model, &fargs);
+        for (int64_t e = 0; e < m * n; e++)
+            c[e] = c[e] + c_fb[e];
+    }
     for (int64_t i = 0; i < m; i++)
         for (int64_t j = 0; j < n && nonfinite[i]; j++)
             c[j * m + i] = fp32_dot(g, i, j);
@@ -135,15 +139,17 @@ enum mpb_status mpb_mixpert_host(const struct mpb_gemm *g, const double *params,
         for (int64_t i = 0; i < m && nonfinite[m + j]; i++)
             c[j * m + i] = fp32_dot(g, i, j);
     info->slices = r.n_pairs;
-    info->fallback = 0;
+    info->fallback = mp_fallback_runs(&r, counts);
     mp_describe(&r, info->settings, sizeof info->settings);
     const int64_t ga = (m + mp_group_rows(&r, 0) - 1) / mp_group_rows(&r, 0) * groups;
     const int64_t gb = (n + mp_group_rows(&r, 1) - 1) / mp_group_rows(&r, 1) * groups;
-    mp_note(counts, ga, gb, info->note, sizeof info->note);
+    mp_note(&r, counts, ga, gb, info->note, sizeof info->note);
     free(planes);
     free(scales);
     free(exps);
     free(ea);
     free(nonfinite);
+    free(fb);
+    free(c_fb);
     return MPB_STATUS_OK;
 }

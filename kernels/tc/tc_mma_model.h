@@ -69,6 +69,22 @@ MPB_HD int tc_input_k(enum tc_input fmt)
     return fmt == TC_IN_TF32 ? 8 : fmt == TC_IN_S8 ? 32 : 16;
 }
 
+/* Error bound of the engine's accumulation (tc_engine.h), componentwise:
+ * one MMA of n addends (k_inst products and c) cuts each addend by less
+ * than 2^-25 of the largest and rounds the sum toward zero (the model
+ * below), an error below (n 2^-25 + 2^-23) times the sum of the addends'
+ * magnitudes, which never exceeds the sum of |plane products| seen so far,
+ * itself at most (1 + 2^-9) (|A||B|)_ij for planes that split A and B.
+ * Over P pairs and ceil(k / k_inst) k-steps the errors add up:
+ *     P ceil(k / k_inst) (n 2^-25 + 2^-23) (1 + 2^-9).
+ * accum=rn only replaces truncations by round-to-nearest adds: the same. */
+MPB_HD double tc_accum_bound(enum tc_input fmt, int n_pairs, int64_t k)
+{
+    const int ki = tc_input_k(fmt);
+    const double steps = (double)((k + ki - 1) / ki);
+    return n_pairs * steps * ((ki + 1) * 0x1p-25 + 0x1p-23) * (1.0 + 0x1p-9);
+}
+
 /* Smallest normal exponent: FP16 -14, BF16/TF32 -126 (as FP32). */
 MPB_HD int tc_input_emin(enum tc_input fmt)
 {

@@ -3,9 +3,11 @@
  * the group's 21st bit, subnormals and carries included; the recipes have
  * the paper's products and level weights; the host model meets its bound
  * against a long-double reference on awkward shapes for every
- * configuration and group size, align=tile errs more than align=row on
- * rows of very different scale, and rows or columns with NaN/Inf give
- * non-finite entries exactly there. */
+ * configuration, group size and fallback, align=tile errs more than
+ * align=row on rows of very different scale, fallback=on recovers the bits
+ * the alignment shift loses (and changes nothing where every group is
+ * safe), and rows or columns with NaN/Inf give non-finite entries exactly
+ * there, with or without the fallback. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,8 +99,8 @@ static void test_host_bound(void)
             b[e] = (float)((uniform() - 0.5) * exp2((uniform() - 0.5) * 16));
         const struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, c};
         for (int cfg = 0; cfg < 4; cfg++)
-            for (int kg = 0; kg < 3; kg++) {
-                const double params[MPB_MIXPERT_N_PARAMS] = {cfg, 0, kgroups[kg]};
+            for (int kg = 0; kg < 6; kg++) {
+                const double params[MPB_MIXPERT_N_PARAMS] = {cfg, 0, kgroups[kg % 3], kg / 3};
                 char why[128];
                 if (!mpb_mixpert_check(params, &g, NULL, why, sizeof why))
                     continue;
@@ -115,9 +117,10 @@ static void test_host_bound(void)
                         }
                         const double err = fabs((double)((long double)c[j * m + i] - exact));
                         const double lim = f * (double)(sqrtl(na) * sqrtl(nb));
-                        CHECK(err <= lim, "%lldx%lldx%lld config %d kgroup %d (%lld,%lld): error %.3g > bound %.3g",
-                              (long long)m, (long long)n, (long long)k, cfg + 1, kgroups[kg], (long long)i,
-                              (long long)j, err, lim);
+                        CHECK(err <= lim,
+                              "%lldx%lldx%lld config %d kgroup %d fallback %d (%lld,%lld): error %.3g > bound %.3g",
+                              (long long)m, (long long)n, (long long)k, cfg + 1, kgroups[kg % 3], kg / 3,
+                              (long long)i, (long long)j, err, lim);
                     }
             }
         free(a);
@@ -158,6 +161,68 @@ static void test_alignment(void)
     free(c);
 }
 
+/* Largest relative error of C against a double reference (k <= 64 exact
+ * products of floats, all positive, summed in double with error far below
+ * FP32's). */
+static double worst_relative(const float *a, const float *b, const float *c, int64_t m, int64_t n, int64_t k)
+{
+    double worst = 0;
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            double exact = 0;
+            for (int64_t l = 0; l < k; l++)
+                exact += (double)a[i + l * m] * (double)b[l + j * k];
+            worst = fmax(worst, fabs(c[j * m + i] - exact) / fabs(exact));
+        }
+    return worst;
+}
+
+/* A's first group of k holds one value near 1 (l = 0) and the rest near
+ * 2^-12 (beyond the safe range: the shift keeps 8 of their bits), B's a
+ * value near 2^-24 at l = 0 among values near 1, so that C is the sum of
+ * the small products: fallback=on computes every product that touches such
+ * a group in BF16x3 and is far more accurate. With every group safe
+ * (values in [1, 2)) fallback=on launches nothing and gives off's bits. */
+static void test_fallback(void)
+{
+    const int64_t m = 24, n = 10, k = 64;
+    float *a = malloc(sizeof *a * m * k), *b = malloc(sizeof *b * k * n);
+    float *off = malloc(sizeof *off * m * n), *on = malloc(sizeof *on * m * n);
+    for (int spread = 1; spread >= 0; spread--) {
+        for (int64_t l = 0; l < k; l++)
+            for (int64_t i = 0; i < m; i++)
+                a[i + l * m] = (float)(1.0 + uniform()) * (spread && l ? 0x1p-12f : 1.0f);
+        for (int64_t e = 0; e < k * n; e++)
+            b[e] = (float)(1.0 + uniform()) * (spread && e % k == 0 ? 0x1p-24f : 1.0f);
+        for (int align = 0; align < 2; align++) {
+            struct mpb_scheme_info info_off, info_on;
+            const double p_off[MPB_MIXPERT_N_PARAMS] = {3, align, 32, 0}, p_on[MPB_MIXPERT_N_PARAMS] = {3, align, 32, 1};
+            struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, off};
+            CHECK(mpb_mixpert_host(&g, p_off, &info_off) == MPB_STATUS_OK, "host model failed");
+            g.c = on;
+            CHECK(mpb_mixpert_host(&g, p_on, &info_on) == MPB_STATUS_OK, "host model failed");
+            const double e_off = worst_relative(a, b, off, m, n, k), e_on = worst_relative(a, b, on, m, n, k);
+            if (spread) {
+                CHECK(info_on.fallback == 1 && info_off.fallback == 0, "align %d: fallback %d / %d", align,
+                      info_on.fallback, info_off.fallback);
+                CHECK(e_on < 0x1p-21 && e_off > 64 * e_on, "align %d: relative error off %.3g, on %.3g", align,
+                      e_off, e_on);
+                CHECK(strstr(info_on.note, "fell back to BF16x3") && !strstr(info_off.note, "fell back"),
+                      "notes: [%s] [%s]", info_on.note, info_off.note);
+                CHECK(strstr(info_on.settings, "fallback=on"), "settings: %s", info_on.settings);
+            } else {
+                CHECK(info_on.fallback == 0 && !memcmp(on, off, sizeof *on * m * n),
+                      "align %d: every group safe, yet fallback=on differs from off", align);
+                CHECK(info_on.note[0] == '\0', "note without unsafe groups: %s", info_on.note);
+            }
+        }
+    }
+    free(a);
+    free(b);
+    free(off);
+    free(on);
+}
+
 /* NaN in a row of A, Inf in a column of B: exactly those rows and columns
  * are non-finite, the note counts them, the rest matches the clean run. */
 static void test_special(void)
@@ -171,17 +236,19 @@ static void test_special(void)
     a[3 + 5 * m] = NAN;
     b[7 + 2 * k] = INFINITY;
     const struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, c};
-    const double params[MPB_MIXPERT_N_PARAMS] = {3, 0, 64};
-    struct mpb_scheme_info info;
-    CHECK(mpb_mixpert_host(&g, params, &info) == MPB_STATUS_OK, "host model failed");
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            const bool special = i == 3 || j == 2;
-            CHECK(special != (bool)isfinite(c[j * m + i]), "entry (%lld,%lld) = %g", (long long)i, (long long)j,
-                  (double)c[j * m + i]);
-        }
-    CHECK(strstr(info.note, "A: 1 rows with NaN/Inf") && strstr(info.note, "B: 1 columns with NaN/Inf"),
-          "note: %s", info.note);
+    for (int fallback = 0; fallback < 2; fallback++) {
+        const double params[MPB_MIXPERT_N_PARAMS] = {3, 0, 64, fallback};
+        struct mpb_scheme_info info;
+        CHECK(mpb_mixpert_host(&g, params, &info) == MPB_STATUS_OK, "host model failed");
+        for (int64_t j = 0; j < n; j++)
+            for (int64_t i = 0; i < m; i++) {
+                const bool special = i == 3 || j == 2;
+                CHECK(special != (bool)isfinite(c[j * m + i]), "fallback %d: entry (%lld,%lld) = %g", fallback,
+                      (long long)i, (long long)j, (double)c[j * m + i]);
+            }
+        CHECK(strstr(info.note, "A: 1 rows with NaN/Inf") && strstr(info.note, "B: 1 columns with NaN/Inf"),
+              "note: %s", info.note);
+    }
     free(a);
     free(b);
     free(c);
@@ -193,6 +260,7 @@ int main(void)
     test_recipes();
     test_host_bound();
     test_alignment();
+    test_fallback();
     test_special();
     return check_report("test_mixpert");
 }

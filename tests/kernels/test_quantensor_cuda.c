@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "cuda_open.h"
+#include "cuda_scheme_run.h"
 #define TEST_RNG_SEED 0x5851F42D4C957F2Dull
 #include "rng.h"
 #include "quantensor/quantensor.h"
@@ -33,28 +34,16 @@ static float *matrix(int64_t count, bool specials)
 
 static void check_case(struct mpb_cuda_env *env, int level, int64_t m, int64_t n, int64_t k, bool specials)
 {
-    size_t bytes_a = sizeof(float) * (size_t)(m * k), bytes_b = sizeof(float) * (size_t)(k * n);
-    size_t bytes_c = sizeof(float) * (size_t)(m * n);
+    const size_t bytes_c = sizeof(float) * (size_t)(m * n);
     float *a = matrix(m * k, specials), *b = matrix(k * n, specials);
     float *c = malloc(bytes_c), *h = malloc(bytes_c);
     double params[MPB_MAX_PARAMS];
     mpb_param_defaults(mpb_quantensor_params, MPB_QT_N_PARAMS, params);
     params[MPB_QT_LEVELS] = level;
-    void *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
-    bool ok = mpb_cuda_alloc(env, &da, bytes_a) == MPB_STATUS_OK && mpb_cuda_alloc(env, &db, bytes_b) == MPB_STATUS_OK &&
-              mpb_cuda_alloc(env, &dc, bytes_c) == MPB_STATUS_OK && mpb_cuda_upload(env, da, a, bytes_a) == MPB_STATUS_OK &&
-              mpb_cuda_upload(env, db, b, bytes_b) == MPB_STATUS_OK && mpb_cuda_memset(env, dc, 0xFF, bytes_c) == MPB_STATUS_OK;
-    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP32, .a = da, .b = db, .c = dc};
     struct mpb_scheme_info gi = {.slices = -1, .fallback = -1}, hi = {.slices = -1, .fallback = -1};
-    double times[2], phase[MPB_PHASE_COUNT];
-    ok = ok && mpb_quantensor_cuda.setup(env, &g, params, &state) == MPB_STATUS_OK;
-    ok = ok && mpb_cuda_time(env, &mpb_quantensor_cuda, state, &g, 1, 0, 2, times, phase) == MPB_STATUS_OK;
-    ok = ok && mpb_quantensor_cuda.report(env, state, &gi) == MPB_STATUS_OK;
-    ok = ok && mpb_cuda_download(env, c, dc, bytes_c) == MPB_STATUS_OK;
+    double phase[MPB_PHASE_COUNT];
+    const bool ok = test_cuda_run_fp32(env, &mpb_quantensor_cuda, params, m, n, k, a, b, c, &gi, phase);
     CHECK(ok, "level %d %lldx%lldx%lld: %s", level, (long long)m, (long long)n, (long long)k, mpb_cuda_last_error(env));
-    if (state)
-        mpb_quantensor_cuda.teardown(env, state);
-    mpb_cuda_free(env, da), mpb_cuda_free(env, db), mpb_cuda_free(env, dc);
     if (ok) {
         struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP32, .a = a, .b = b, .c = h};
         CHECK(mpb_quantensor_host(&hg, params, &hi) == MPB_STATUS_OK, "host model: %s", hi.note);
