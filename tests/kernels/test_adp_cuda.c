@@ -19,6 +19,7 @@
 #include "check.h"
 #include "adp/adp.h"
 #include "cuda_env.h"
+#include "cuda_scheme_run.h"
 #include "native/native.h"
 
 static uint64_t rng_state = 0x5851F42D4C957F2Du;
@@ -45,27 +46,11 @@ static bool run_gpu(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
                     const double *params, int64_t m, int64_t n, int64_t k, const double *a,
                     const double *b, double *c, struct mpb_scheme_info *info)
 {
-    void *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
-    bool ok = mpb_cuda_alloc(env, &da, sizeof(double) * (size_t)(m * k)) == MPB_STATUS_OK &&
-              mpb_cuda_alloc(env, &db, sizeof(double) * (size_t)(k * n)) == MPB_STATUS_OK &&
-              mpb_cuda_alloc(env, &dc, sizeof(double) * (size_t)(m * n)) == MPB_STATUS_OK &&
-              mpb_cuda_upload(env, da, a, sizeof(double) * (size_t)(m * k)) == MPB_STATUS_OK &&
-              mpb_cuda_upload(env, db, b, sizeof(double) * (size_t)(k * n)) == MPB_STATUS_OK &&
-              mpb_cuda_memset(env, dc, 0xFF, sizeof(double) * (size_t)(m * n)) == MPB_STATUS_OK;
-    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP64, .a = da, .b = db, .c = dc};
-    double times[2], phase[MPB_PHASE_COUNT];
+    double phase[MPB_PHASE_COUNT];
     *info = (struct mpb_scheme_info){.slices = -1, .fallback = -1};
-    ok = ok && ops->setup(env, &g, params, &state) == MPB_STATUS_OK;
-    ok = ok && mpb_cuda_time(env, ops, state, &g, 1, 0, 2, times, phase) == MPB_STATUS_OK;
-    ok = ok && (!ops->report || ops->report(env, state, info) == MPB_STATUS_OK);
-    ok = ok && mpb_cuda_download(env, c, dc, sizeof(double) * (size_t)(m * n)) == MPB_STATUS_OK;
+    const bool ok = test_cuda_run(env, ops, params, MPB_TARGET_FP64, m, n, k, a, b, c, info, phase);
     CHECK(ok, "%lldx%lldx%lld: %s", (long long)m, (long long)n, (long long)k,
           mpb_cuda_last_error(env));
-    if (state)
-        ops->teardown(env, state);
-    mpb_cuda_free(env, da);
-    mpb_cuda_free(env, db);
-    mpb_cuda_free(env, dc);
     return ok;
 }
 

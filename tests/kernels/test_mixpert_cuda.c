@@ -53,7 +53,7 @@ static void check_case(struct mpb_cuda_env *env, const double *params, int64_t m
     struct mp_recipe r;
     mp_recipe_of(params, &r);
     mp_describe(&r, recipe, sizeof recipe);
-    const bool ok = test_cuda_run_fp32(env, &mpb_mixpert_cuda, params, m, n, k, a, b, c, &gi, phase);
+    const bool ok = test_cuda_run(env, &mpb_mixpert_cuda, params, MPB_TARGET_FP32, m, n, k, a, b, c, &gi, phase);
     CHECK(ok, "%s %lldx%lldx%lld: %s", recipe, (long long)m, (long long)n, (long long)k, mpb_cuda_last_error(env));
     if (ok) {
         struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP32, .a = a, .b = b, .c = h};

@@ -42,7 +42,7 @@ static void check_case(struct mpb_cuda_env *env, int level, int64_t m, int64_t n
     params[MPB_QT_LEVELS] = level;
     struct mpb_scheme_info gi = {.slices = -1, .fallback = -1}, hi = {.slices = -1, .fallback = -1};
     double phase[MPB_PHASE_COUNT];
-    const bool ok = test_cuda_run_fp32(env, &mpb_quantensor_cuda, params, m, n, k, a, b, c, &gi, phase);
+    const bool ok = test_cuda_run(env, &mpb_quantensor_cuda, params, MPB_TARGET_FP32, m, n, k, a, b, c, &gi, phase);
     CHECK(ok, "level %d %lldx%lldx%lld: %s", level, (long long)m, (long long)n, (long long)k, mpb_cuda_last_error(env));
     if (ok) {
         struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP32, .a = a, .b = b, .c = h};
