@@ -8,6 +8,7 @@
 static void set_device(struct mpb_row *row, const struct mpb_device_info *d)
 {
     mpb_row_set(row, MPB_COL_gpu_name, d->name);
+    mpb_row_set(row, MPB_COL_gpu_uuid, d->uuid[0] ? d->uuid : NULL);
     if (d->driver_string[0])
         mpb_row_set(row, MPB_COL_driver_version, d->driver_string);
     else

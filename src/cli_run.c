@@ -2,6 +2,7 @@
  * shares are in cli.c. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@ void mpb_cli_run_help(void)
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
 "                   [--reps N] [--warmup N] [--warmup-ms MS] [--backend auto|cuda|host]\n"
 "                   [--ref mpfr|dd|none] [--ref-samples N] [--dump DIR]\n"
-"                   [--csv FILE|-] [--resume] [--shard I/N] [--progress auto|always|never]\n"
+"                   [--csv FILE|-] [--resume] [--shard I/N] [--devices all|LIST]\n"
+"                   [--progress auto|always|never]\n"
 "                   [--vs-native] [--dry-run] [--tag K=V]...\n"
 "\n"
 "Runs every case of the Cartesian product schemes x parameters x generators x\n"
@@ -50,6 +52,11 @@ void mpb_cli_run_help(void)
 "  --resume               keep FILE's rows and run only cases it lacks (by case_id);\n"
 "                         a run locks FILE: a second one on it is refused\n"
 "  --shard I/N            run only cases whose index % N == I (0 <= I < N)\n"
+"  --devices all|LIST     spread the cases over GPUs: all of them, or ordinals such\n"
+"                         as 0,2 (one worker process per GPU, longest cases first;\n"
+"                         needs --csv FILE, whose rows are put in expansion order at\n"
+"                         the end; gpu_uuid names the GPU of each row). A GPU that\n"
+"                         fails stops only its own worker\n"
 "  --progress P           one line per case on stderr: auto (when stderr is a\n"
 "                         terminal), always, never\n"
 "  --vs-native            also run the target's native GEMM (sgemm or dgemm) on the\n"
@@ -105,6 +112,61 @@ static bool check_plan(struct mpb_plan *plan)
         mpb_cli_error("run", "--resume needs --csv FILE (it reads the rows already there)");
         return false;
     }
+    bool devices = plan->n_devices > 0 || plan->devices_all;
+    if (devices && strcmp(plan->csv_path, "-") == 0 && !plan->dry_run) {
+        mpb_cli_error("run", "--devices needs --csv FILE (rows arrive as the GPUs finish them and are put in "
+                             "expansion order at the end)");
+        return false;
+    }
+    if (devices && plan->backend == MPB_BACKEND_HOST) {
+        mpb_cli_error("run", "--devices spreads cases over GPUs: it does not go with --backend host");
+        return false;
+    }
+    return true;
+}
+
+/* --devices all, or a comma list of distinct GPU ordinals. */
+static bool parse_devices(const char *text, struct mpb_plan *plan)
+{
+    plan->n_devices = 0;
+    plan->devices_all = !strcmp(text, "all");
+    if (plan->devices_all)
+        return true;
+    for (const char *p = text;;) {
+        char *end;
+        errno = 0;
+        long d = strtol(p, &end, 10);
+        if (end == p || errno || d < 0 || d > 1023 || (*end != ',' && *end != '\0')) {
+            mpb_cli_error("run", "--devices '%s': expected all, or GPU ordinals such as 0,2 (at '%s')", text, p);
+            return false;
+        }
+        for (int i = 0; i < plan->n_devices; i++)
+            if (plan->devices[i] == (int)d) {
+                mpb_cli_error("run", "--devices '%s': GPU %ld named twice", text, d);
+                return false;
+            }
+        if (plan->n_devices == MPB_MAX_DEVICES) {
+            mpb_cli_error("run", "--devices '%s': more than %d GPUs", text, MPB_MAX_DEVICES);
+            return false;
+        }
+        plan->devices[plan->n_devices++] = (int)d;
+        if (*end == '\0')
+            return true;
+        p = end + 1;
+    }
+}
+
+/* The hidden --worker ORDINAL,RUN_ID (src/devices.h). */
+static bool parse_worker(const char *text, struct mpb_plan *plan)
+{
+    char *end;
+    long d = strtol(text, &end, 10);
+    if (end == text || d < 0 || d > 1023 || *end != ',' || !end[1]) {
+        mpb_cli_error("run", "--worker '%s': internal option of run --devices (ORDINAL,RUN_ID)", text);
+        return false;
+    }
+    plan->worker_device = (int)d;
+    plan->worker_run_id = end + 1;
     return true;
 }
 
@@ -127,6 +189,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
     plan->csv_path = "-";
     plan->shard_count = 1;
     plan->ref_samples = 4096;
+    plan->worker_device = -1;
     /* The most recent -s or -g selections, which -a applies to. */
     bool last_is_scheme = true;
     int last_first = -1, last_end = -1;
@@ -228,6 +291,12 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
                 return MPB_PARSE_ERROR;
             plan->tags = grown;
             plan->tags[plan->n_tags++] = (char *)val;
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--devices"))) {
+            if (!*val || !parse_devices(val, plan))
+                return MPB_PARSE_ERROR;
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--worker"))) {
+            if (!*val || !parse_worker(val, plan))
+                return MPB_PARSE_ERROR;
         } else if (!strcmp(arg, "--resume")) {
             plan->resume = true;
         } else if (!strcmp(arg, "--dry-run")) {

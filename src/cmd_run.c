@@ -11,6 +11,7 @@
 #include "accuracy.h"
 #include "case_row.h"
 #include "cli.h"
+#include "devices.h"
 #include "dump.h"
 #include "hash.h"
 #include "meta.h"
@@ -69,6 +70,7 @@ struct run_state {
     char meta_path[4096];
     struct mpb_run_meta meta;
     struct mpb_summary summary;
+    struct mpb_device_info devices[MPB_MAX_DEVICES]; /* run --devices: the workers' GPUs */
 };
 
 static int finish_exit_code(const struct mpb_run_meta *m, bool io_failed)
@@ -80,6 +82,108 @@ static int finish_exit_code(const struct mpb_run_meta *m, bool io_failed)
     if (m->cases_run > 0 && m->status_counts[MPB_STATUS_OK] == 0)
         return MPB_EXIT_NOTHING_RAN;
     return MPB_EXIT_OK;
+}
+
+/* One case run, measured and made a row. */
+struct case_outcome {
+    struct mpb_result res;
+    struct mpb_accuracy acc;
+    const struct mpb_metrics *metrics; /* &acc.metrics when the reference ran, else NULL */
+    struct mpb_row row;
+};
+
+static void case_outcome_free(struct case_outcome *o)
+{
+    mpb_row_clear(&o->row);
+    mpb_accuracy_free(&o->acc);
+    mpb_result_free(&o->res);
+}
+
+/* Run case c and its reference, dump it if asked, and build its row; false
+ * when --dump could not write (the row is made all the same). */
+static bool run_one_case(const struct mpb_plan *plan, const struct mpb_runner *runner,
+                         const struct mpb_row_context *ctx, const struct mpb_case *c, struct case_outcome *o)
+{
+    struct mpb_result *res = &o->res;
+    struct mpb_accuracy *acc = &o->acc;
+    bool measured = false, ok = true;
+    char why[512];
+    memset(o, 0, sizeof *o);
+    mpb_run_case(runner, c, res);
+    if (res->status == MPB_STATUS_OK && plan->ref != MPB_REF_NONE) {
+        if (plan->ref == MPB_REF_DD)
+            measured = mpb_accuracy_measure_dd(c, res, plan->ref_samples, c->impl == MPB_IMPL_CUDA ? runner->env : NULL,
+                                               acc, why, sizeof why);
+        else
+            measured = mpb_accuracy_measure(c, res, plan->ref_samples, acc, why, sizeof why);
+        if (!measured)
+            snprintf(res->note, sizeof res->note, "%s", why);
+        else if (acc->metrics.note[0] && !res->note[0])
+            snprintf(res->note, sizeof res->note, "%s", acc->metrics.note);
+        /* A reference that fails its own check judges nothing. */
+        if (plan->ref == MPB_REF_DD && measured && !(acc->metrics.ref_check <= MPB_REF_DD_CHECK_LIMIT)) {
+            res->status = MPB_STATUS_ERROR;
+            snprintf(res->note, sizeof res->note, "reference: dd disagrees with MPFR by ref_check %g "
+                     "(> %g) at entry (%lld, %lld)", acc->metrics.ref_check, MPB_REF_DD_CHECK_LIMIT,
+                     (long long)acc->ref_check_at.i, (long long)acc->ref_check_at.j);
+        }
+        res->sticky |= runner->env && mpb_cuda_is_sticky(runner->env);
+    }
+    if (res->status == MPB_STATUS_OK && plan->dump_dir &&
+        !mpb_dump_case(plan->dump_dir, c, res, acc->entries, acc->values, acc->n, why, sizeof why)) {
+        mpb_cli_error("run", "%s", why);
+        ok = false;
+    }
+    o->metrics = measured ? &acc->metrics : NULL;
+    mpb_case_row(&o->row, ctx, c, res, o->metrics);
+    /* the reason is not only in the CSV's note: stdout may be the CSV */
+    if (res->status == MPB_STATUS_ERROR || res->status == MPB_STATUS_NOT_SUPPORTED ||
+        res->status == MPB_STATUS_INCORRECT)
+        fprintf(stderr, "mpbench run: %s: %s: %s\n", mpb_status_name(res->status), c->text,
+                res->note[0] ? res->note : "(no note)");
+    return ok;
+}
+
+/* A run --devices worker (devices.h): the cases the parent names on stdin,
+ * each answered with its row on stdout, until stdin ends or the GPU fails
+ * for good. */
+static int worker_loop(struct run_state *st, const struct mpb_runner *runner, const struct mpb_row_context *ctx)
+{
+    char line[64];
+    int handed = 0;
+    bool io_failed = false;
+    while (!io_failed && fgets(line, sizeof line, stdin)) {
+        char *end;
+        long i = strtol(line, &end, 10);
+        if (end == line || i < 0 || i >= st->n_cases) {
+            mpb_cli_error("run", "--worker: case index '%.*s' out of range", (int)strcspn(line, "\n"), line);
+            return MPB_EXIT_RUNTIME;
+        }
+        if (mpb_devices_standin())
+            mpb_devices_standin_maybe_exit(st->plan.worker_device, ++handed);
+        const struct mpb_case *c = &st->cases[i];
+        struct case_outcome o;
+        struct mpb_summary one = {0};
+        char *record = NULL;
+        size_t record_len = 0;
+        io_failed = !run_one_case(&st->plan, runner, ctx, c, &o);
+        mpb_summary_add(&one, c, &o.res, o.metrics);
+        FILE *mem = open_memstream(&record, &record_len);
+        if (mem) {
+            mpb_csv_format_row(mem, &o.row);
+            fclose(mem);
+        }
+        if (!mem || !one.n ||
+            !mpb_worker_send_row(stdout, (int)i, o.res.status, o.res.sticky, one.lines[0], record, record_len))
+            io_failed = true;
+        bool sticky = o.res.sticky;
+        free(record);
+        mpb_summary_free(&one);
+        case_outcome_free(&o);
+        if (sticky)
+            return MPB_EXIT_RUNTIME;
+    }
+    return io_failed ? MPB_EXIT_RUNTIME : MPB_EXIT_OK;
 }
 
 /* The sweep: every case of this shard not already in the CSV. */
@@ -107,59 +211,21 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
         const struct mpb_case *c = &st->cases[i];
         if (c->index % plan->shard_count != plan->shard_index || mpb_csv_has_case(st->csv, c->id))
             continue;
-        struct mpb_result res;
-        struct mpb_row row = {0};
-        struct mpb_accuracy acc = {0};
-        bool measured = false;
-        char why[512];
-        mpb_run_case(runner, c, &res);
-        if (res.status == MPB_STATUS_OK && plan->ref != MPB_REF_NONE) {
-            if (plan->ref == MPB_REF_DD)
-                measured = mpb_accuracy_measure_dd(c, &res, plan->ref_samples,
-                                                   c->impl == MPB_IMPL_CUDA ? runner->env : NULL, &acc, why,
-                                                   sizeof why);
-            else
-                measured = mpb_accuracy_measure(c, &res, plan->ref_samples, &acc, why, sizeof why);
-            if (!measured)
-                snprintf(res.note, sizeof res.note, "%s", why);
-            else if (acc.metrics.note[0] && !res.note[0])
-                snprintf(res.note, sizeof res.note, "%s", acc.metrics.note);
-            /* A reference that fails its own check judges nothing. */
-            if (plan->ref == MPB_REF_DD && measured && !(acc.metrics.ref_check <= MPB_REF_DD_CHECK_LIMIT)) {
-                res.status = MPB_STATUS_ERROR;
-                snprintf(res.note, sizeof res.note, "reference: dd disagrees with MPFR by ref_check %g "
-                         "(> %g) at entry (%lld, %lld)", acc.metrics.ref_check, MPB_REF_DD_CHECK_LIMIT,
-                         (long long)acc.ref_check_at.i, (long long)acc.ref_check_at.j);
-            }
-            res.sticky |= runner->env && mpb_cuda_is_sticky(runner->env);
-        }
-        if (res.status == MPB_STATUS_OK && plan->dump_dir &&
-            !mpb_dump_case(plan->dump_dir, c, &res, acc.entries, acc.values, acc.n, why, sizeof why)) {
-            mpb_cli_error("run", "%s", why);
-            io_failed = true;
-        }
-        const struct mpb_metrics *metrics = measured ? &acc.metrics : NULL;
-        mpb_case_row(&row, ctx, c, &res, metrics);
-        if (!mpb_csv_write(st->csv, &row)) {
+        struct case_outcome o;
+        io_failed = !run_one_case(plan, runner, ctx, c, &o);
+        if (!mpb_csv_write(st->csv, &o.row)) {
             mpb_cli_error("run", "writing %s failed: %m", plan->csv_path);
             io_failed = true;
         }
-        mpb_row_clear(&row);
         m->cases_run++;
-        m->status_counts[res.status]++;
-        mpb_summary_add(&st->summary, c, &res, metrics);
-        m->interrupted = res.sticky;
-        /* the reason is not only in the CSV's note: stdout may be the CSV */
-        if (res.status == MPB_STATUS_ERROR || res.status == MPB_STATUS_NOT_SUPPORTED ||
-            res.status == MPB_STATUS_INCORRECT)
-            fprintf(stderr, "mpbench run: %s: %s: %s\n", mpb_status_name(res.status), c->text,
-                    res.note[0] ? res.note : "(no note)");
+        m->status_counts[o.res.status]++;
+        mpb_summary_add(&st->summary, c, &o.res, o.metrics);
+        m->interrupted = o.res.sticky;
         clock_gettime(CLOCK_MONOTONIC, &t);
         if (show)
             progress_line(m->cases_run, todo, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), c,
-                          &res, metrics);
-        mpb_accuracy_free(&acc);
-        mpb_result_free(&res);
+                          &o.res, o.metrics);
+        case_outcome_free(&o);
     }
     if (m->interrupted)
         mpb_cli_error("run", "the CUDA context failed (%s); %d cases were not run. The CSV keeps every "
@@ -175,10 +241,22 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     int exit_code = MPB_EXIT_OK;
     /* A dry run with the backend named needs no device: it runs nothing. */
     bool named_dry_run = plan->dry_run && plan->backend != MPB_BACKEND_AUTO;
-    if (!named_dry_run && !mpb_cli_open_backend("run", plan->backend, "running", &st->env, &exit_code))
+    bool worker = plan->worker_device >= 0, devices = plan->n_devices > 0 || plan->devices_all;
+    struct mpb_device_info standin_dev;
+    if (worker && !mpb_devices_standin()) {
+        st->env = mpb_cuda_open(plan->worker_device, why, sizeof why);
+        if (!st->env) {
+            mpb_cli_error("run", "GPU %d: %s", plan->worker_device, why);
+            return MPB_EXIT_NOTHING_RAN;
+        }
+    } else if (worker) {
+        mpb_devices_standin_info(plan->worker_device, &standin_dev);
+    } else if (devices && !plan->dry_run) {
+        /* the workers open the GPUs; the rows are theirs */
+    } else if (!named_dry_run && !mpb_cli_open_backend("run", plan->backend, "running", &st->env, &exit_code))
         return exit_code;
-    enum mpb_impl impl = st->env || (named_dry_run && plan->backend == MPB_BACKEND_CUDA) ? MPB_IMPL_CUDA
-                                                                                         : MPB_IMPL_HOST;
+    bool cuda_rows = st->env || (devices && !mpb_devices_standin()) || (named_dry_run && plan->backend == MPB_BACKEND_CUDA);
+    enum mpb_impl impl = cuda_rows ? MPB_IMPL_CUDA : MPB_IMPL_HOST;
     struct mpb_runner runner = {.impl = impl, .env = st->env, .keep_data = plan->ref != MPB_REF_NONE || plan->dump_dir,
                                 .ref_dd = plan->ref == MPB_REF_DD, .vs_native = plan->vs_native};
     runner.warmup = plan->warmup >= 0 ? plan->warmup : impl == MPB_IMPL_CUDA ? 3 : 0;
@@ -199,6 +277,15 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     if (plan->dry_run) {
         print_dry_run(plan, st->cases, st->n_cases);
         return MPB_EXIT_OK;
+    }
+    if (worker) {
+        const struct mpb_device_info *dev = st->env ? mpb_cuda_device(st->env) : &standin_dev;
+        join_tags(plan, tags, sizeof tags);
+        struct mpb_row_context wctx = {.run_id = plan->worker_run_id, .dev = dev, .warmup = runner.warmup,
+                                       .reps = runner.reps, .tags = tags, .ref = mpb_ref_name(plan->ref)};
+        if (!mpb_worker_send_device(stdout, dev))
+            return MPB_EXIT_RUNTIME;
+        return worker_loop(st, &runner, &wctx);
     }
     bool to_file = strcmp(plan->csv_path, "-") != 0;
     if (to_file) {
@@ -236,7 +323,19 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     struct mpb_row_context ctx = {.run_id = run_id, .dev = m->dev, .warmup = runner.warmup,
                                   .reps = runner.reps, .tags = tags,
                                   .ref = mpb_ref_name(plan->ref)};
-    exit_code = sweep(st, &runner, &ctx);
+    if (devices) {
+        bool io_failed = false;
+        struct mpb_devices_run dr = {.plan = plan, .cases = st->cases, .n_cases = st->n_cases, .argc = argc,
+                                     .argv = argv, .run_id = run_id, .csv = st->csv, .meta = m,
+                                     .summary = &st->summary, .ctx = &ctx,
+                                     .show_progress = plan->progress == MPB_PROGRESS_ALWAYS ||
+                                                      (plan->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO))};
+        exit_code = mpb_devices_sweep(&dr, st->devices, &io_failed);
+        if (exit_code == MPB_EXIT_OK)
+            exit_code = finish_exit_code(m, io_failed);
+    } else {
+        exit_code = sweep(st, &runner, &ctx);
+    }
     mpb_utc_now(m->finished_utc, sizeof m->finished_utc);
     if (to_file && !mpb_meta_write(st->meta_path, st->previous_meta, m)) {
         mpb_cli_error("run", "cannot write %s: %m", st->meta_path);

@@ -21,7 +21,7 @@ const char *const mpb_csv_column_names[MPB_COL_COUNT] = {
 static int schema_columns(int version)
 {
     static const int columns[MPB_CSV_SCHEMA_VERSION + 1] = {0, MPB_COL_tags + 1, MPB_COL_cr_mismatch + 1,
-                                                              MPB_COL_max_abs_vs_native + 1};
+                                                              MPB_COL_max_abs_vs_native + 1, MPB_COL_gpu_uuid + 1};
     return columns[version];
 }
 
@@ -338,15 +338,109 @@ int mpb_csv_resumed_rows(const struct mpb_csv *csv)
     return csv->n_ids;
 }
 
-bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row)
+void mpb_csv_format_row(FILE *f, const struct mpb_row *row)
 {
     for (int c = 0; c < MPB_COL_COUNT; c++) {
         if (c)
-            fputc(',', csv->f);
-        mpb_csv_write_field(csv->f, row->cell[c]);
+            fputc(',', f);
+        mpb_csv_write_field(f, row->cell[c]);
     }
-    fputc('\n', csv->f);
+    fputc('\n', f);
+}
+
+bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row)
+{
+    mpb_csv_format_row(csv->f, row);
     return fflush(csv->f) == 0 && !ferror(csv->f);
+}
+
+bool mpb_csv_write_record(struct mpb_csv *csv, const char *record, size_t len)
+{
+    return fwrite(record, 1, len, csv->f) == len && fflush(csv->f) == 0 && !ferror(csv->f);
+}
+
+struct ranked_record {
+    char *text;
+    size_t len;
+    int rank, order;
+};
+
+static int compare_ranked(const void *pa, const void *pb)
+{
+    const struct ranked_record *a = pa, *b = pb;
+    if (a->rank != b->rank)
+        return a->rank < b->rank ? -1 : 1;
+    return a->order - b->order;
+}
+
+bool mpb_csv_sort_file(const char *path, int (*rank)(const char *case_id, void *arg), void *arg, char *why,
+                       size_t why_len)
+{
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        snprintf(why, why_len, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    struct ranked_record *recs = NULL;
+    int n = 0, cap = 0, lines = 0;
+    char *rec = NULL, *header = NULL, *fields[MPB_COL_COUNT + 1];
+    size_t rec_cap = 0;
+    bool complete = true, ok = true;
+    ssize_t len;
+    while (ok && (len = mpb_csv_read_record(in, &rec, &rec_cap, &lines, &complete)) > 0) {
+        char *copy = malloc((size_t)len + 1);
+        if (!copy || (!header && !(header = copy))) {
+            ok = copy != NULL;
+            continue;
+        }
+        if (copy == header) {
+            memcpy(header, rec, (size_t)len + 1);
+            continue;
+        }
+        memcpy(copy, rec, (size_t)len + 1);
+        if (n == cap) {
+            cap = cap ? 2 * cap : 256;
+            struct ranked_record *grown = realloc(recs, sizeof *recs * (size_t)cap);
+            if (!grown) {
+                free(copy);
+                ok = false;
+                break;
+            }
+            recs = grown;
+        }
+        char *buf = malloc((size_t)len + 1);
+        int nf = buf ? mpb_csv_split(rec, buf, (size_t)len + 1, fields, MPB_COL_COUNT + 1) : -1;
+        recs[n] = (struct ranked_record){copy, (size_t)len, nf > MPB_COL_case_id ? rank(fields[MPB_COL_case_id], arg) : -1, n};
+        free(buf);
+        n++;
+    }
+    fclose(in);
+    free(rec);
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.sort.tmp", path);
+    FILE *out = ok && header ? fopen(tmp, "w") : NULL;
+    if (ok && header && !out)
+        snprintf(why, why_len, "%s: %s", tmp, strerror(errno));
+    else if (!ok)
+        snprintf(why, why_len, "%s: out of memory reading it back", path);
+    if (out) {
+        qsort(recs, (size_t)n, sizeof *recs, compare_ranked);
+        fputs(header, out);
+        for (int i = 0; i < n; i++)
+            fwrite(recs[i].text, 1, recs[i].len, out);
+        ok = fflush(out) == 0 && !ferror(out) && fsync(fileno(out)) == 0;
+        ok = fclose(out) == 0 && ok;
+        ok = ok && rename(tmp, path) == 0;
+        if (!ok) {
+            snprintf(why, why_len, "%s: %s", tmp, strerror(errno));
+            remove(tmp);
+        }
+    }
+    for (int i = 0; i < n; i++)
+        free(recs[i].text);
+    free(recs);
+    free(header);
+    return ok && out;
 }
 
 bool mpb_csv_close(struct mpb_csv *csv)

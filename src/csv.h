@@ -11,8 +11,8 @@
 #include <sys/types.h>
 
 /* 1: through tags; 2: ref_check (--ref dd) and cr_mismatch appended; 3:
- * max_abs_vs_native (--vs-native) appended. */
-#define MPB_CSV_SCHEMA_VERSION 3
+ * max_abs_vs_native (--vs-native) appended; 4: gpu_uuid appended. */
+#define MPB_CSV_SCHEMA_VERSION 4
 
 #define MPB_CSV_COLUMNS(X)                                                                 \
     X(schema_version) X(run_id) X(case_id) X(scheme) X(scheme_version) X(params) X(target)  \
@@ -22,7 +22,7 @@
     X(err_max_rel) X(err_median_rel) X(rho_a_max) X(rho_b_max) X(rho_c_max) X(grade)        \
     X(nonfinite) X(out_hash) X(status) X(note) X(gpu_name) X(driver_version)                \
     X(cuda_runtime) X(cublas_version) X(mpbench_version) X(git_sha) X(settings) X(case)     \
-    X(tags) X(ref_check) X(cr_mismatch) X(max_abs_vs_native)
+    X(tags) X(ref_check) X(cr_mismatch) X(max_abs_vs_native) X(gpu_uuid)
 
 enum mpb_col {
 #define MPB_COL_ENUM(name) MPB_COL_##name,
@@ -57,6 +57,19 @@ struct mpb_csv;
  * failure. */
 struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len);
 bool mpb_csv_has_case(const struct mpb_csv *csv, const char *case_id);
+
+/* One row as a CSV record (fields quoted where needed, newline-terminated). */
+void mpb_csv_format_row(FILE *f, const struct mpb_row *row);
+
+/* Append a record made by mpb_csv_format_row (run --devices: a worker's row)
+ * and flush. */
+bool mpb_csv_write_record(struct mpb_csv *csv, const char *record, size_t len);
+
+/* Rewrite FILE with its data records sorted by `rank(case_id)` (ascending;
+ * records whose rank is negative keep their order, before the others),
+ * through a temporary file renamed over it. False with a reason. */
+bool mpb_csv_sort_file(const char *path, int (*rank)(const char *case_id, void *arg), void *arg, char *why,
+                       size_t why_len);
 int mpb_csv_resumed_rows(const struct mpb_csv *csv);
 /* Write and flush one row; false on an I/O error (disk full…). */
 bool mpb_csv_write(struct mpb_csv *csv, const struct mpb_row *row);

@@ -219,6 +219,17 @@ static void write_run(FILE *f, const struct mpb_run_meta *m)
     write_build(f);
     if (m->dev)
         write_device(f, m->dev);
+    if (m->n_devices) {
+        fputs(",\n  \"devices\": [", f);
+        for (int d = 0; d < m->n_devices; d++) {
+            fputs(d ? ", {\"name\": " : "{\"name\": ", f);
+            mpb_json_string(f, m->devices[d].name);
+            fputs(", \"uuid\": ", f);
+            mpb_json_string(f, m->devices[d].uuid);
+            fputs("}", f);
+        }
+        fputs("]", f);
+    }
     fputs("}", f);
 }
 

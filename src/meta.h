@@ -15,7 +15,9 @@ struct mpb_run_meta {
     const struct mpb_plan *plan;
     enum mpb_impl impl;
     int warmup, reps;                  /* as used (the backend's defaults resolved) */
-    const struct mpb_device_info *dev; /* NULL on host */
+    const struct mpb_device_info *dev; /* NULL on host; run --devices: the first GPU */
+    const struct mpb_device_info *devices; /* run --devices: every GPU's (n_devices) */
+    int n_devices;
     char started_utc[32], finished_utc[32];
     int cases_total, cases_this_shard, cases_resumed, cases_run;
     int status_counts[MPB_STATUS_SKIPPED + 1];

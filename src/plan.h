@@ -38,6 +38,9 @@ struct mpb_int_list {
  * characters; a longer one is refused, never cut. */
 #define MPB_TAGS_MAX 1023
 
+/* --devices takes at most this many GPU ordinals. */
+#define MPB_MAX_DEVICES 64
+
 struct mpb_plan {
     struct mpb_selection *schemes;
     int n_schemes;
@@ -58,6 +61,15 @@ struct mpb_plan {
     bool vs_native;          /* --vs-native: max |C - C_native| per case */
     char **tags;             /* "K=V"; joined by ';' at most MPB_TAGS_MAX characters */
     int n_tags;
+    /* --devices: the GPU ordinals the sweep spreads over (one worker process
+     * each); devices_all = every GPU. n_devices 0 and !devices_all: not given. */
+    int devices[MPB_MAX_DEVICES];
+    int n_devices;
+    bool devices_all;
+    /* The hidden --worker ORDINAL,RUN_ID that `run --devices` starts its
+     * workers with (src/devices.h); worker_device -1 otherwise. */
+    int worker_device;
+    const char *worker_run_id;
 };
 
 struct mpb_case {

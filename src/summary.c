@@ -32,6 +32,11 @@ void mpb_summary_add(struct mpb_summary *s, const struct mpb_case *c, const stru
              params[0] ? params : "-", c->gen->name, gparams[0] ? gparams : "-", (long long)c->m,
              (long long)c->n, (long long)c->k, ms, tf, noise, err, acc && acc->grade[0] ? acc->grade : "-",
              mpb_status_name(res->status));
+    mpb_summary_add_line(s, line);
+}
+
+void mpb_summary_add_line(struct mpb_summary *s, const char *line)
+{
     char **grown = realloc(s->lines, sizeof *grown * (size_t)(s->n + 1));
     if (!grown)
         return;

@@ -14,6 +14,8 @@ struct mpb_summary {
 
 void mpb_summary_add(struct mpb_summary *s, const struct mpb_case *c, const struct mpb_result *res,
                      const struct mpb_metrics *acc);
+/* Add a line made by mpb_summary_add elsewhere (a run --devices worker's). */
+void mpb_summary_add_line(struct mpb_summary *s, const char *line);
 void mpb_summary_print(const struct mpb_summary *s, FILE *f);
 void mpb_summary_free(struct mpb_summary *s);
 

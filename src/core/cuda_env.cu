@@ -234,6 +234,20 @@ static enum mpb_status env_init(struct mpb_cuda_env *env, int ordinal)
     return device_info_fill(env, ordinal);
 }
 
+extern "C" int mpb_cuda_device_count(char *why, size_t why_len)
+{
+    int count = 0;
+    cudaError_t err = cudaGetDeviceCount(&count); /* no env to record into: checked here */
+    if (err != cudaSuccess) {
+        snprintf(why, why_len, "no CUDA device: cudaGetDeviceCount: %s", cudaGetErrorString(err));
+        (void)cudaGetLastError();
+        return 0;
+    }
+    if (count == 0)
+        snprintf(why, why_len, "no CUDA device: cudaGetDeviceCount found none");
+    return count;
+}
+
 extern "C" struct mpb_cuda_env *mpb_cuda_open(int ordinal, char *why, size_t why_len)
 {
     int count = 0;

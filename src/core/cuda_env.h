@@ -38,6 +38,10 @@ struct mpb_cuda_env;
 /* Open device `ordinal`. On failure returns NULL and writes why into `why`
  * (no GPU, driver too old, …): the caller maps that to exit 77. */
 struct mpb_cuda_env *mpb_cuda_open(int ordinal, char *why, size_t why_len);
+
+/* How many CUDA devices this process sees; 0 with a reason when none (no
+ * driver, no GPU). */
+int mpb_cuda_device_count(char *why, size_t why_len);
 void mpb_cuda_close(struct mpb_cuda_env *env);
 
 const struct mpb_device_info *mpb_cuda_device(const struct mpb_cuda_env *env);
