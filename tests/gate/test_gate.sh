@@ -155,8 +155,8 @@ expect 3 "no column 'out_hash'" -- gate --baseline "$TMP/nohash.csv" --candidate
 expect 3 "$TMP/empty.csv: empty" -- gate --baseline "$TMP/empty.csv" --candidate "$TMP/c.csv"
 { cat "$TMP/c.csv"; tail -n 1 "$TMP/c.csv" | head -c 60; } >"$TMP/cut.csv"
 expect 3 "$TMP/cut.csv:26:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
-sed '2s/^1,/4,/' "$TMP/c.csv" >"$TMP/schema4.csv"
-expect 3 "schema_version '4'; this mpbench reads 1 to 3" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema4.csv"
+sed '2s/^1,/5,/' "$TMP/c.csv" >"$TMP/schema5.csv"
+expect 3 "schema_version '5'; this mpbench reads 1 to 4" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema5.csv"
 
 # The gate must not pass what it cannot judge: every value a verdict reads
 # is checked (exit 3 naming file, line and column), and a gate that
