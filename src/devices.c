@@ -221,10 +221,7 @@ static bool read_message(struct mpb_devices_run *r, struct worker *w, int *done,
         r->meta->cases_run++;
         r->meta->status_counts[status]++;
         (*done)++;
-        const struct mpb_case *c = &r->cases[index];
-        if (status == MPB_STATUS_ERROR || status == MPB_STATUS_NOT_SUPPORTED || status == MPB_STATUS_INCORRECT)
-            fprintf(stderr, "mpbench run: %s on GPU %d: %s (the note column says why)\n",
-                    mpb_status_name((enum mpb_status)status), w->ordinal, c->text);
+        /* a failed case's line on stderr is the worker's (run_one_case) */
         if (r->show_progress) {
             for (char *t = sum; *t; t++)
                 *t = *t == '\t' ? ' ' : *t;
