@@ -193,17 +193,7 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
     struct mpb_run_meta *m = &st->meta;
     bool show = plan->progress == MPB_PROGRESS_ALWAYS ||
                 (plan->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO));
-    int todo = 0;
-    for (int i = 0; i < st->n_cases; i++) {
-        const struct mpb_case *c = &st->cases[i];
-        if (c->index % plan->shard_count != plan->shard_index)
-            continue;
-        m->cases_this_shard++;
-        if (mpb_csv_has_case(st->csv, c->id))
-            m->cases_resumed++;
-        else
-            todo++;
-    }
+    int todo = mpb_sweep_pending(plan, st->cases, st->n_cases, st->csv, m, NULL);
     bool io_failed = false;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -132,6 +132,24 @@ static bool start_worker(const struct mpb_devices_run *r, struct worker *w)
     return w->alive;
 }
 
+int mpb_sweep_pending(const struct mpb_plan *plan, const struct mpb_case *cases, int n_cases,
+                      const struct mpb_csv *csv, struct mpb_run_meta *m, int *todo)
+{
+    int n = 0;
+    for (int i = 0; i < n_cases; i++) {
+        if (cases[i].index % plan->shard_count != plan->shard_index)
+            continue;
+        m->cases_this_shard++;
+        if (mpb_csv_has_case(csv, cases[i].id))
+            m->cases_resumed++;
+        else if (todo)
+            todo[n++] = i;
+        else
+            n++;
+    }
+    return n;
+}
+
 /* Cases to run, longest (m n k) first; ties in expansion order. */
 static const struct mpb_case *sort_cases;
 static int longest_first(const void *pa, const void *pb)
@@ -320,17 +338,8 @@ int mpb_devices_sweep(struct mpb_devices_run *r, struct mpb_device_info *devices
         mpb_cli_error("run", "out of memory for %d cases", r->n_cases);
         return MPB_EXIT_RUNTIME;
     }
-    int n_queue = 0, next = 0, done = 0;
-    for (int i = 0; i < r->n_cases; i++) {
-        const struct mpb_case *c = &r->cases[i];
-        if (c->index % plan->shard_count != plan->shard_index)
-            continue;
-        m->cases_this_shard++;
-        if (mpb_csv_has_case(r->csv, c->id))
-            m->cases_resumed++;
-        else
-            queue[n_queue++] = i;
-    }
+    int next = 0, done = 0;
+    int n_queue = mpb_sweep_pending(plan, r->cases, r->n_cases, r->csv, m, queue);
     sort_cases = r->cases;
     qsort(queue, (size_t)n_queue, sizeof *queue, longest_first);
     signal(SIGPIPE, SIG_IGN); /* a dead worker's stdin: write() fails instead */

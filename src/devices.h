@@ -52,6 +52,12 @@ struct mpb_devices_run {
  * (MPB_MAX_DEVICES entries) receives the workers' GPUs. */
 int mpb_devices_sweep(struct mpb_devices_run *r, struct mpb_device_info *devices, bool *io_failed);
 
+/* The cases of this shard that the CSV lacks: their positions in `cases`
+ * in order into `todo` (NULL: only count them); m's this-shard and
+ * already-in-CSV counts go up. Returns how many. */
+int mpb_sweep_pending(const struct mpb_plan *plan, const struct mpb_case *cases, int n_cases,
+                      const struct mpb_csv *csv, struct mpb_run_meta *m, int *todo);
+
 /* Worker side: whether a stand-in replaces the GPU (MPBENCH_DEVICES_STANDIN),
  * the stand-in's device description, and the messages. */
 bool mpb_devices_standin(void);

@@ -9,15 +9,7 @@
 # Usage: test_devices.sh MPBENCH
 set -u
 MPB=${1:?usage: test_devices.sh MPBENCH}
-case $MPB in /*) ;; *) MPB=$PWD/$MPB ;; esac
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 1
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/test_lib.sh"
 # case_id, out_hash, grade, status in file order (no cell of these sweeps is quoted)
 results() {
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }

@@ -7,15 +7,7 @@
 # there is. Usage: test_merge.sh MPBENCH
 set -u
 MPB=${1:?usage: test_merge.sh MPBENCH}
-case $MPB in /*) ;; *) MPB=$PWD/$MPB ;; esac
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 1
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
+. "$(dirname "$0")/test_lib.sh"
 
 # expect CODE NEEDLE -- ARGS...: exit code CODE and NEEDLE in stdout+stderr.
 expect() {

@@ -8,17 +8,9 @@
 set -u
 MPB=${1:?usage: test_slurm_sweep.sh MPBENCH SOURCE_ROOT}
 SRC=${2:?usage: test_slurm_sweep.sh MPBENCH SOURCE_ROOT}
-case $MPB in /*) ;; *) MPB=$PWD/$MPB ;; esac
 case $SRC in /*) ;; *) SRC=$PWD/$SRC ;; esac
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-cd "$TMP" || exit 1
+. "$(dirname "$0")/test_lib.sh"
 export SBATCH_STANDIN_DIR="$TMP/slurm"
-fails=0
-fail() {
-    echo "FAIL: $*"
-    fails=$((fails + 1))
-}
 
 # The deterministic columns of CSV $1 (no cell of this sweep is quoted), in file order.
 results() {
