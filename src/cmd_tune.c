@@ -461,6 +461,7 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
         per_op[i] = &s->sgemm;
     ok = ok && mpb_tune_chain_run_time(&run, per_op, &baseline_meas, &baseline_err, why, sizeof why);
     if (!ok) {
+        mpb_tune_states_release(&s->exec);
         mpb_tune_chain_run_close(&run);
         mpb_tune_chain_run_close(&valid);
         return failed_chain(s, c, given, n_levels, why) && usable(s);
@@ -507,6 +508,7 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
                 go_on = false;
         }
     }
+    mpb_tune_states_release(&s->exec); /* before the buffers the kept states bind go */
     mpb_tune_chain_run_close(&run);
     mpb_tune_chain_run_close(&valid);
     return go_on;
@@ -516,7 +518,9 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
 
 static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct mpb_tune_level *levels, int n_levels)
 {
-    struct session s = {.args = t, .exec = {.env = env, .warmup = (int)t->warmup, .reps = (int)t->reps},
+    struct session s = {.args = t,
+                        .exec = {.env = env, .warmup = (int)t->warmup, .reps = (int)t->reps,
+                                 .states = env ? mpb_tune_states_new() : NULL},
                         .impl = env ? "cuda" : "host", .gpu_name = env ? mpb_cuda_device(env)->name : "",
                         .cost_model = t->cost_path ? t->cost_path : "measured"};
     char why[768];
@@ -524,6 +528,7 @@ static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct 
     mpb_make_run_id(s.run_id, sizeof s.run_id);
     if (t->cost_path && !mpb_tune_costs_load(t->cost_path, &s.costs, why, sizeof why)) {
         mpb_cli_error(CMD, "%s", why);
+        mpb_tune_states_free(&s.exec);
         return MPB_EXIT_USAGE;
     }
     if (!t->cost_path && !env)
@@ -544,6 +549,7 @@ static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct 
             if (s.csv)
                 fclose(s.csv);
             mpb_tune_costs_free(&s.costs);
+            mpb_tune_states_free(&s.exec);
             return MPB_EXIT_USAGE;
         }
     }
@@ -565,6 +571,7 @@ static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct 
         exit_code = MPB_EXIT_RUNTIME;
     }
     mpb_tune_costs_free(&s.costs);
+    mpb_tune_states_free(&s.exec);
     return exit_code;
 }
 

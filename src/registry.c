@@ -19,6 +19,7 @@ static const struct mpb_scheme dgemm = {
     .help = "cublasDgemm, native FP64; host model: fma loop in double",
     .cuda = &mpb_dgemm_cuda, .run_host = mpb_dgemm_host, .bound = mpb_dgemm_bound,
     .workspace_bytes = mpb_native_plain_workspace,
+    .state_reusable = true,
 };
 
 static const struct mpb_scheme sgemm = {
@@ -26,6 +27,7 @@ static const struct mpb_scheme sgemm = {
     .help = "cublasSgemm, native FP32 (no TF32); host model: fmaf loop in float",
     .cuda = &mpb_sgemm_cuda, .run_host = mpb_sgemm_host, .bound = mpb_sgemm_bound,
     .workspace_bytes = mpb_native_plain_workspace,
+    .state_reusable = true,
 };
 
 static const struct mpb_scheme tf32 = {
@@ -33,6 +35,7 @@ static const struct mpb_scheme tf32 = {
     .help = "cublasGemmEx FP32 data, CUBLAS_COMPUTE_32F_FAST_TF32 (raw low precision)",
     .cuda = &mpb_tf32_cuda, .run_host = mpb_tf32_host, .bound = mpb_tf32_bound,
     .workspace_bytes = mpb_native_tf32_workspace,
+    .state_reusable = true,
 };
 
 static const struct mpb_scheme fp16 = {
@@ -102,6 +105,7 @@ static const struct mpb_scheme ozaki2_int8 = {
     .params = mpb_ozaki2_int8_params, .n_params = MPB_OZ2_N_PARAMS, .check = mpb_oz2_check,
     .cuda = &mpb_ozaki2_cuda, .run_host = mpb_ozaki2_host, .bound = mpb_ozaki2_bound,
     .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_ozaki2_workspace,
+    .state_reusable = true,
 };
 
 static const struct mpb_scheme ozaki2_int8_sp = {
@@ -110,6 +114,7 @@ static const struct mpb_scheme ozaki2_int8_sp = {
     .params = mpb_ozaki2_int8_sp_params, .n_params = MPB_OZ2_N_PARAMS, .check = mpb_oz2_check,
     .cuda = &mpb_ozaki2_cuda, .run_host = mpb_ozaki2_host, .bound = mpb_ozaki2_sp_bound,
     .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_ozaki2_workspace,
+    .state_reusable = true,
 };
 
 /* Bitwise host/device holds on the emulated path only: a native fallback runs
@@ -137,6 +142,7 @@ static const struct mpb_scheme egemm = {
     .params = mpb_egemm_params, .n_params = MPB_EGEMM_N_PARAMS, .check = mpb_egemm_check, .cuda = &mpb_egemm_cuda,
     .run_host = mpb_egemm_host, .bound = mpb_egemm_bound, .bitwise_host_device = true, .bound_rowcol = true,
     .workspace_bytes = mpb_egemm_workspace,
+    .state_reusable = true,
 };
 
 static const struct mpb_scheme markidis = {
@@ -147,6 +153,7 @@ static const struct mpb_scheme markidis = {
     .run_host = mpb_markidis_host, .bound = mpb_markidis_bound, .bitwise_host_device = true,
     .bound_rowcol = true,
     .workspace_bytes = mpb_markidis_workspace,
+    .state_reusable = true,
 };
 
 static const struct mpb_scheme refine_fp16 = {
@@ -157,6 +164,7 @@ static const struct mpb_scheme refine_fp16 = {
     .cuda = &mpb_refine_fp16_cuda, .run_host = mpb_refine_fp16_host, .bound = mpb_refine_fp16_bound,
     .bitwise_host_device = true, .bound_rowcol = true,
     .workspace_bytes = mpb_refine_fp16_workspace,
+    .state_reusable = true,
 };
 
 static const struct mpb_scheme tf32x3 = {
@@ -166,6 +174,7 @@ static const struct mpb_scheme tf32x3 = {
     .params = mpb_tf32x3_params, .n_params = MPB_TF32X3_N_PARAMS, .check = mpb_tf32x3_check, .cuda = &mpb_tf32x3_cuda,
     .run_host = mpb_tf32x3_host, .bound = mpb_tf32x3_bound, .bitwise_host_device = true,
     .workspace_bytes = mpb_tf32x3_workspace,
+    .state_reusable = true,
 };
 
 static const struct mpb_scheme ape_bf16x3 = {
@@ -176,6 +185,7 @@ static const struct mpb_scheme ape_bf16x3 = {
     .cuda = &mpb_ape_bf16x3_cuda, .run_host = mpb_ape_bf16x3_host, .bound = mpb_ape_bf16x3_bound,
     .bitwise_host_device = true,
     .workspace_bytes = mpb_ape_bf16x3_workspace,
+    .state_reusable = true,
 };
 
 /* MixPert on the engine's block-scaled INT8 path; the host model runs the
@@ -188,6 +198,7 @@ static const struct mpb_scheme mixpert = {
     .params = mpb_mixpert_params, .n_params = MPB_MIXPERT_N_PARAMS, .check = mpb_mixpert_check,
     .cuda = &mpb_mixpert_cuda, .run_host = mpb_mixpert_host, .bound = mpb_mixpert_bound,
     .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_mixpert_workspace,
+    .state_reusable = true,
 };
 
 /* QuanTensor (closed source) from its descriptions in papers/000 and 003:
@@ -201,6 +212,7 @@ static const struct mpb_scheme quantensor_int8 = {
     .params = mpb_quantensor_params, .n_params = MPB_QT_N_PARAMS, .check = mpb_qt_check,
     .cuda = &mpb_quantensor_cuda, .run_host = mpb_quantensor_host, .bound = mpb_qt_bound,
     .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_qt_workspace,
+    .state_reusable = true,
 };
 
 const struct mpb_scheme *const mpb_schemes[] = {

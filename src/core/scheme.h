@@ -74,6 +74,13 @@ struct mpb_scheme {
      * A, B and C on the host and nothing on the device (a failing cudaMalloc
      * still gives a clean error row). */
     size_t (*workspace_bytes)(const double *params, const struct mpb_gemm *g, bool on_device);
+    /* cuda->setup reads no value of A or B, only their addresses and the
+     * shape: a state serves every later call on the same A, B and C buffers
+     * whatever they then hold (mpbench tune keeps states across the runs
+     * of a chain). False where setup converts or inspects the operands
+     * (native fp16/bf16), and for schemes not checked (test_kernels_cuda
+     * checks every scheme that says true). */
+    bool state_reusable;
 };
 
 #ifdef __cplusplus

@@ -101,11 +101,112 @@ static enum mpb_status gemm_host(const struct mpb_tune_level *level, struct mpb_
     return st;
 }
 
-/* On the GPU, on device operands: the scheme set up on them, run once (and
- * synchronised) or timed, torn down. A state is set up per call because
- * the scheme interface lets setup read the operands (the native fp16/bf16
- * levels convert A and B there) and bind their addresses (fp32split's
- * plan binds C): it holds only for the operands it was set up on. */
+/* A kept state: the level's scheme and parameters, the problem (shape and
+ * the addresses of A, B and C) it was set up on. */
+struct kept_state {
+    const struct mpb_scheme *scheme;
+    double params[MPB_MAX_PARAMS];
+    struct mpb_gemm g;
+    void *state;
+};
+
+struct mpb_tune_states {
+    struct kept_state *kept;
+    int n, cap;
+};
+
+struct mpb_tune_states *mpb_tune_states_new(void)
+{
+    return calloc(1, sizeof(struct mpb_tune_states));
+}
+
+void mpb_tune_states_release(const struct mpb_tune_exec *x)
+{
+    struct mpb_tune_states *ks = x->states;
+    for (int i = 0; ks && i < ks->n; i++)
+        ks->kept[i].scheme->cuda->teardown(x->env, ks->kept[i].state);
+    if (ks)
+        ks->n = 0;
+}
+
+void mpb_tune_states_free(const struct mpb_tune_exec *x)
+{
+    mpb_tune_states_release(x);
+    if (x->states)
+        free(x->states->kept);
+    free(x->states);
+}
+
+static bool same_problem(const struct kept_state *k, const struct mpb_tune_level *level, const struct mpb_gemm *g)
+{
+    return k->scheme == level->scheme && !memcmp(k->params, level->params, sizeof k->params) && k->g.m == g->m &&
+           k->g.n == g->n && k->g.k == g->k && k->g.a == g->a && k->g.b == g->b && k->g.c == g->c;
+}
+
+/* The kept state of this level and problem, or NULL. */
+static void *kept_state(const struct mpb_tune_exec *x, const struct mpb_tune_level *level, const struct mpb_gemm *g)
+{
+    struct mpb_tune_states *ks = x->states;
+    for (int i = 0; ks && level->scheme->state_reusable && i < ks->n; i++)
+        if (same_problem(&ks->kept[i], level, g))
+            return ks->kept[i].state;
+    return NULL;
+}
+
+/* Keep a new state; false (the caller tears it down) when it cannot be kept. */
+static bool keep_state(const struct mpb_tune_exec *x, const struct mpb_tune_level *level, const struct mpb_gemm *g,
+                       void *state)
+{
+    struct mpb_tune_states *ks = x->states;
+    if (!ks || !level->scheme->state_reusable)
+        return false;
+    if (ks->n == ks->cap) {
+        int cap = ks->cap ? 2 * ks->cap : 32;
+        struct kept_state *grown = realloc(ks->kept, sizeof *grown * (size_t)cap);
+        if (!grown)
+            return false;
+        ks->kept = grown;
+        ks->cap = cap;
+    }
+    struct kept_state *k = &ks->kept[ks->n++];
+    k->scheme = level->scheme;
+    memcpy(k->params, level->params, sizeof k->params);
+    k->g = *g;
+    k->state = state;
+    return true;
+}
+
+/* Drop a kept state (its run failed: it is not trusted again). */
+static void drop_state(const struct mpb_tune_exec *x, void *state)
+{
+    struct mpb_tune_states *ks = x->states;
+    for (int i = 0; ks && i < ks->n; i++)
+        if (ks->kept[i].state == state) {
+            ks->kept[i] = ks->kept[--ks->n];
+            return;
+        }
+}
+
+/* Before a new setup: when the free device memory would not hold the
+ * scheme's workspace with room to spare, the kept states go (their
+ * workspaces are what fills the GPU over many levels and GEMMs). */
+static void make_room(const struct mpb_tune_exec *x, const struct mpb_tune_level *level, const struct mpb_gemm *g)
+{
+    size_t free_bytes = 0, total = 0;
+    if (!x->states || !x->states->n || mpb_cuda_mem_info(x->env, &free_bytes, &total) != MPB_STATUS_OK)
+        return;
+    size_t need = level->scheme->workspace_bytes ? level->scheme->workspace_bytes(level->params, g, true) : 0;
+    if (need > free_bytes / 2 || free_bytes < total / 8)
+        mpb_tune_states_release(x);
+}
+
+/* On the GPU, on device operands: the scheme set up on them (or the state
+ * kept from an earlier call on the same operands, for a state_reusable
+ * scheme), run once (and synchronised) or timed. A state is kept only for
+ * schemes whose setup reads no operand value: the interface lets setup
+ * read the operands (the native fp16/bf16 levels convert A and B there)
+ * and bind their addresses (fp32split's plan binds C), so any other state
+ * holds only for the call it was set up for and is torn down after it. */
 static enum mpb_status gemm_cuda(const struct mpb_tune_exec *x, const struct mpb_tune_level *level,
                                  const struct mpb_gemm *g, double *time_ms, char *why, size_t why_len)
 {
@@ -115,13 +216,19 @@ static enum mpb_status gemm_cuda(const struct mpb_tune_exec *x, const struct mpb
         return MPB_STATUS_NOT_SUPPORTED;
     }
     double *times = time_ms ? malloc(sizeof *times * (size_t)x->reps) : NULL, phases[MPB_PHASE_COUNT];
-    void *state = NULL;
     const char *stage = "scheme setup";
     if (time_ms && !times) {
         snprintf(why, why_len, "%s: out of host memory", level->name);
         return MPB_STATUS_ERROR;
     }
-    enum mpb_status st = ops->setup(x->env, g, level->params, &state);
+    void *state = kept_state(x, level, g);
+    bool kept = state != NULL;
+    enum mpb_status st = MPB_STATUS_OK;
+    if (!kept) {
+        make_room(x, level, g);
+        st = ops->setup(x->env, g, level->params, &state);
+        kept = st == MPB_STATUS_OK && keep_state(x, level, g, state);
+    }
     if (st == MPB_STATUS_OK && time_ms) {
         stage = "timed calls";
         st = mpb_cuda_time(x->env, ops, state, g, x->warmup, 0, x->reps, times, phases);
@@ -135,7 +242,9 @@ static enum mpb_status gemm_cuda(const struct mpb_tune_exec *x, const struct mpb
     }
     if (st != MPB_STATUS_OK)
         snprintf(why, why_len, "%s: %s: %s", level->name, stage, mpb_cuda_last_error(x->env));
-    if (state)
+    if (kept && st != MPB_STATUS_OK)
+        drop_state(x, state);
+    if (state && (!kept || st != MPB_STATUS_OK))
         ops->teardown(x->env, state);
     free(times);
     return st;
@@ -171,6 +280,7 @@ enum mpb_status mpb_tune_gemm(const struct mpb_tune_exec *x, const struct mpb_tu
 {
     if (!x->env)
         return mpb_tune_gemm_resident(x, level, m, n, k, a, b, c, NULL, why, why_len);
+    const struct mpb_tune_exec once = {.env = x->env, .warmup = x->warmup, .reps = x->reps}; /* keeps no state */
     size_t es = mpb_target_size(level->scheme->target);
     size_t a_bytes = mpb_size_matrix(m, k, es), b_bytes = mpb_size_matrix(k, n, es);
     size_t c_bytes = mpb_size_matrix(m, n, es);
@@ -183,7 +293,7 @@ enum mpb_status mpb_tune_gemm(const struct mpb_tune_exec *x, const struct mpb_tu
         st = MPB_STATUS_ERROR;
     }
     if (st == MPB_STATUS_OK)
-        st = mpb_tune_gemm_resident(x, level, m, n, k, da, db, dc, NULL, why, why_len);
+        st = mpb_tune_gemm_resident(&once, level, m, n, k, da, db, dc, NULL, why, why_len);
     if (st == MPB_STATUS_OK && mpb_cuda_download(x->env, c, dc, c_bytes)) {
         snprintf(why, why_len, "%s: downloading C: %s", level->name, mpb_cuda_last_error(x->env));
         st = MPB_STATUS_ERROR;

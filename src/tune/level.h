@@ -26,11 +26,26 @@ int mpb_tune_levels_expand(const struct mpb_selection *sel, int n_sel, struct mp
 /* The level of a scheme at its defaults (the all-sgemm baseline, dgemm's reference). */
 void mpb_tune_level_default(const struct mpb_scheme *s, struct mpb_tune_level *out);
 
+/* Scheme states kept across GEMM calls (level.c): NULL in an exec keeps none. */
+struct mpb_tune_states;
+
 /* Where GEMMs run: the host models (env NULL) or the GPU. */
 struct mpb_tune_exec {
     struct mpb_cuda_env *env;
     int warmup, reps; /* timed runs on the GPU (mpb_cuda_time); the host times its one call */
+    /* On the GPU: the states of state_reusable schemes, one per level,
+     * shape and operand addresses, so that the runs of a chain (whose
+     * buffers stay put) set each GEMM's scheme up once (setup allocates
+     * and builds plans: milliseconds per GEMM otherwise). */
+    struct mpb_tune_states *states;
 };
+
+/* A store for exec.states (NULL when out of memory); states_release tears
+ * every kept state down (before the buffers they bind are freed), and
+ * states_free also frees the store. */
+struct mpb_tune_states *mpb_tune_states_new(void);
+void mpb_tune_states_release(const struct mpb_tune_exec *x);
+void mpb_tune_states_free(const struct mpb_tune_exec *x);
 
 /* C = A·B (m x k times k x n, column-major, elements of the scheme's target)
  * under `level`, on operands already where the backend runs: device

@@ -5,6 +5,8 @@
  *    target when it has none, within twice its bound, through mpb_cuda_time
  *    (times, phase marks);
  *  - the emulation's settings read back and its retained bits / fallback;
+ *  - every scheme that says state_reusable: a kept state on new operand
+ *    values gives a fresh setup's bits;
  *  - error capture: an int-overflowing shape, an out-of-memory (not sticky,
  *    the env stays usable), then an illegal address (sticky, its message
  *    kept), last because it kills the context.
@@ -197,6 +199,55 @@ static void check_schemes(struct mpb_cuda_env *env)
     CHECK(walked >= 7, "only %d cuBLAS-backed schemes in the registry", walked);
 }
 
+/* Every scheme that says state_reusable: a state set up on buffers that held
+ * (A1, B1), run once, then run again after (A2, B2) were written into the
+ * same buffers, gives the bits of a fresh setup on (A2, B2). */
+static void check_state_reuse(struct mpb_cuda_env *env)
+{
+    const int64_t m = 65, n = 33, k = 130;
+    int checked = 0;
+    for (int i = 0; i < mpb_n_schemes; i++) {
+        const struct mpb_scheme *s = mpb_schemes[i];
+        if (!s->state_reusable || !s->cuda)
+            continue;
+        double params[MPB_MAX_PARAMS];
+        mpb_param_defaults(s->params, s->n_params, params);
+        const size_t es = mpb_target_size(s->target);
+        const size_t ba = es * (size_t)(m * k), bb = es * (size_t)(k * n), bc = es * (size_t)(m * n);
+        void *a1 = random_matrix(s->target, m * k), *b1 = random_matrix(s->target, k * n);
+        void *a2 = random_matrix(s->target, m * k), *b2 = random_matrix(s->target, k * n);
+        void *kept = malloc(bc), *fresh = malloc(bc), *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
+        const struct mpb_gemm g0 = {.m = m, .n = n, .k = k, .target = s->target};
+        char why[256];
+        if (s->check && !s->check(params, &g0, mpb_cuda_device(env), why, sizeof why)) {
+            printf("  state reuse: %s not supported here (%s)\n", s->name, why);
+            free(a1), free(b1), free(a2), free(b2), free(kept), free(fresh);
+            continue;
+        }
+        bool ok = !mpb_cuda_alloc(env, &da, ba) && !mpb_cuda_alloc(env, &db, bb) && !mpb_cuda_alloc(env, &dc, bc);
+        struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = s->target, .a = da, .b = db, .c = dc};
+        ok = ok && !mpb_cuda_upload(env, da, a1, ba) && !mpb_cuda_upload(env, db, b1, bb) &&
+             !s->cuda->setup(env, &g, params, &state) && !s->cuda->run(env, state, &g, NULL) &&
+             !mpb_cuda_upload(env, da, a2, ba) && !mpb_cuda_upload(env, db, b2, bb) &&
+             !s->cuda->run(env, state, &g, NULL) && !mpb_cuda_download(env, kept, dc, bc);
+        if (state)
+            s->cuda->teardown(env, state);
+        state = NULL;
+        ok = ok && !mpb_cuda_memset(env, dc, 0xFF, bc) && !s->cuda->setup(env, &g, params, &state) &&
+             !s->cuda->run(env, state, &g, NULL) && !mpb_cuda_download(env, fresh, dc, bc);
+        if (state)
+            s->cuda->teardown(env, state);
+        CHECK(ok, "state reuse %s: %s", s->name, mpb_cuda_last_error(env));
+        CHECK(!ok || memcmp(kept, fresh, bc) == 0, "%s says state_reusable, but a kept state's output on new "
+              "operands differs from a fresh setup's", s->name);
+        checked += ok;
+        mpb_cuda_free(env, da), mpb_cuda_free(env, db), mpb_cuda_free(env, dc);
+        free(a1), free(b1), free(a2), free(b2), free(kept), free(fresh);
+    }
+    printf("  state reuse: %d schemes give a fresh setup's bits with a kept state\n", checked);
+    CHECK(checked > 0, "no scheme checked for state reuse");
+}
+
 static void check_errors(struct mpb_cuda_env *env)
 {
     const struct mpb_scheme_cuda *dgemm = mpb_scheme_find("dgemm")->cuda;
@@ -254,6 +305,7 @@ int main(void)
               strncmp(d->uuid, "GPU-", 4) == 0,
           "device info");
     check_schemes(env);
+    check_state_reuse(env);
     check_errors(env);
     mpb_cuda_close(env);
     return check_report("test_kernels_cuda");
