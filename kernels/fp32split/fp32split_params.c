@@ -171,16 +171,7 @@ static bool check(enum fs_scheme s, const double *params, const struct mpb_gemm 
         snprintf(why, why_len, "accum=rn needs engine=fused (engine=cublas accumulates inside cuBLAS)");
         return false;
     }
-    if (g->m >= INT64_C(1) << 31 || g->n >= INT64_C(1) << 31 || g->k >= INT64_C(1) << 31) {
-        snprintf(why, why_len, "m, n and k must be below 2^31 (the engine's tensor maps)");
-        return false;
-    }
-    if (dev && !(dev->cc_major == 9 && dev->cc_minor == 0)) {
-        snprintf(why, why_len, "the tensor-core engine is built for sm_90a (Hopper); this GPU is sm_%d%d",
-                 dev->cc_major, dev->cc_minor);
-        return false;
-    }
-    return true;
+    return tc_scheme_problem_supported(g->m, g->n, g->k, dev, why, why_len);
 }
 
 bool mpb_egemm_check(const double *p, const struct mpb_gemm *g, const struct mpb_device_info *d, char *w,

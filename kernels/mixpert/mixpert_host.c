@@ -89,6 +89,26 @@ static float fp32_dot(const struct mpb_gemm *g, int64_t i, int64_t j)
     return isnan(acc) ? tc_nan() : acc;
 }
 
+/* The host model's buffers (those of fallback=on NULL when off). */
+struct model_buffers {
+    int8_t *planes;
+    float *scales, *c_fb;
+    int *exps, *ea;
+    unsigned char *nonfinite;
+    uint16_t *fb;
+};
+
+static void free_buffers(struct model_buffers *b)
+{
+    free(b->planes);
+    free(b->scales);
+    free(b->c_fb);
+    free(b->exps);
+    free(b->ea);
+    free(b->nonfinite);
+    free(b->fb);
+}
+
 enum mpb_status mpb_mixpert_host(const struct mpb_gemm *g, const double *params, struct mpb_scheme_info *info)
 {
     struct mp_recipe r;
@@ -96,26 +116,27 @@ enum mpb_status mpb_mixpert_host(const struct mpb_gemm *g, const double *params,
     const int64_t m = g->m, n = g->n, k = g->k, ld = tc_plane_ld(TC_IN_S8, k), groups = tc_s8_groups(k, r.kgroup);
     const int64_t lda = mp_scale_ld(m), ldb = mp_scale_ld(n);
     const size_t fb_elems = r.fallback ? (size_t)(3 * (m + n) * mp_fb_ld(k)) : 0;
-    int8_t *planes = calloc((size_t)(3 * (m + n) * ld), 1);
-    float *scales = calloc((size_t)(groups * (lda + ldb)), sizeof *scales);
-    int *exps = calloc((size_t)(m + n), sizeof *exps), *ea = calloc((size_t)(groups * (m + n)), sizeof *ea);
-    unsigned char *nonfinite = calloc((size_t)(m + n), 1);
-    uint16_t *fb = r.fallback ? calloc(fb_elems, sizeof *fb) : NULL;
-    float *c_fb = r.fallback ? calloc((size_t)(m * n), sizeof *c_fb) : NULL;
-    if (!planes || !scales || !exps || !ea || !nonfinite || (r.fallback && (!fb || !c_fb))) {
-        free(planes);
-        free(scales);
-        free(exps);
-        free(ea);
-        free(nonfinite);
-        free(fb);
-        free(c_fb);
+    struct model_buffers bufs = {
+        .planes = calloc((size_t)(3 * (m + n) * ld), 1),
+        .scales = calloc((size_t)(groups * (lda + ldb)), sizeof(float)),
+        .c_fb = r.fallback ? calloc((size_t)(m * n), sizeof(float)) : NULL,
+        .exps = calloc((size_t)(m + n), sizeof(int)),
+        .ea = calloc((size_t)(groups * (m + n)), sizeof(int)),
+        .nonfinite = calloc((size_t)(m + n), 1),
+        .fb = r.fallback ? calloc(fb_elems, sizeof(uint16_t)) : NULL,
+    };
+    if (!bufs.planes || !bufs.scales || !bufs.exps || !bufs.ea || !bufs.nonfinite ||
+        (r.fallback && (!bufs.fb || !bufs.c_fb))) {
+        free_buffers(&bufs);
         snprintf(info->note, sizeof info->note, "out of host memory");
         return MPB_STATUS_ERROR;
     }
+    float *scales = bufs.scales, *c_fb = bufs.c_fb;
+    int *exps = bufs.exps, *ea = bufs.ea;
+    unsigned char *nonfinite = bufs.nonfinite;
     int64_t counts[2][MP_N_COUNTS] = {{0}};
-    int8_t *pa = planes, *pb = planes + 3 * m * ld;
-    uint16_t *fa = fb, *fbb = fb ? fb + 3 * m * mp_fb_ld(k) : NULL;
+    int8_t *pa = bufs.planes, *pb = bufs.planes + 3 * m * ld;
+    uint16_t *fa = bufs.fb, *fbb = bufs.fb ? bufs.fb + 3 * m * mp_fb_ld(k) : NULL;
     pack_operand(&r, 0, (const float *)g->a, m, k, 1, m, ld, pa, r.a_segs, scales, lda, exps, nonfinite, ea, fa,
                  counts[0]);
     pack_operand(&r, 1, (const float *)g->b, n, k, k, 1, ld, pb, r.b_segs, scales + groups * lda, ldb, exps + m,
@@ -144,12 +165,6 @@ enum mpb_status mpb_mixpert_host(const struct mpb_gemm *g, const double *params,
     const int64_t ga = (m + mp_group_rows(&r, 0) - 1) / mp_group_rows(&r, 0) * groups;
     const int64_t gb = (n + mp_group_rows(&r, 1) - 1) / mp_group_rows(&r, 1) * groups;
     mp_note(&r, counts, ga, gb, info->note, sizeof info->note);
-    free(planes);
-    free(scales);
-    free(exps);
-    free(ea);
-    free(nonfinite);
-    free(fb);
-    free(c_fb);
+    free_buffers(&bufs);
     return MPB_STATUS_OK;
 }

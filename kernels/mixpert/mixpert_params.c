@@ -182,17 +182,10 @@ bool mpb_mixpert_check(const double *params, const struct mpb_gemm *g, const str
         snprintf(why, why_len, "kgroup = 128 needs config=I (2+2 segments)");
         return false;
     }
-    if (g->m >= INT64_C(1) << 31 || g->n >= INT64_C(1) << 31 || g->k >= INT64_C(1) << 31) {
-        snprintf(why, why_len, "m, n and k must be below 2^31 (the engine's tensor maps)");
+    if (!tc_scheme_problem_supported(g->m, g->n, g->k, dev, why, why_len))
         return false;
-    }
     if (r.fallback && g->k >= INT64_C(1) << 30) {
         snprintf(why, why_len, "fallback=on needs k below 2^30 (the BF16x3 part runs over 2k)");
-        return false;
-    }
-    if (dev && !(dev->cc_major == 9 && dev->cc_minor == 0)) {
-        snprintf(why, why_len, "the tensor-core engine is built for sm_90a (Hopper); this GPU is sm_%d%d",
-                 dev->cc_major, dev->cc_minor);
         return false;
     }
     return true;

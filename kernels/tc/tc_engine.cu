@@ -633,6 +633,21 @@ extern "C" int tc_flush_step(enum tc_input fmt)
     return 64 / tc_plane_elem_bytes(fmt);
 }
 
+extern "C" int tc_scheme_problem_supported(int64_t m, int64_t n, int64_t k, const struct mpb_device_info *dev,
+                                           char *why, size_t why_len)
+{
+    if (m >= INT64_C(1) << 31 || n >= INT64_C(1) << 31 || k >= INT64_C(1) << 31) {
+        snprintf(why, why_len, "m, n and k must be below 2^31 (the engine's tensor maps)");
+        return 0;
+    }
+    if (dev && !(dev->cc_major == 9 && dev->cc_minor == 0)) {
+        snprintf(why, why_len, "the tensor-core engine is built for sm_90a (Hopper); this GPU is sm_%d%d",
+                 dev->cc_major, dev->cc_minor);
+        return 0;
+    }
+    return 1;
+}
+
 extern "C" int tc_gemm_supported(const struct tc_gemm_args *a, char *why, size_t why_len)
 {
     const int64_t lim = INT64_C(1) << 31;

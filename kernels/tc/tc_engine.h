@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "cuda_env.h"
 #include "tc/tc_mma_model.h"
 
 #ifdef __cplusplus
@@ -58,6 +59,11 @@ int tc_plane_elem_bytes(enum tc_input fmt);
 
 /* The k that one pipeline stage covers (flush_k must be a multiple). */
 int tc_flush_step(enum tc_input fmt);
+
+/* The schemes' check() part that is the engine's: m, n, k below 2^31 (its
+ * tensor maps) and, when `dev` is given, an sm_90a GPU. 0 with a reason. */
+int tc_scheme_problem_supported(int64_t m, int64_t n, int64_t k, const struct mpb_device_info *dev, char *why,
+                                size_t why_len);
 
 /* Can the engine run this problem? false with a reason when not. */
 int tc_gemm_supported(const struct tc_gemm_args *args, char *why, size_t why_len);
