@@ -389,15 +389,14 @@ bool mpb_csv_sort_file(const char *path, int (*rank)(const char *case_id, void *
     ssize_t len;
     while (ok && (len = mpb_csv_read_record(in, &rec, &rec_cap, &lines, &complete)) > 0) {
         char *copy = malloc((size_t)len + 1);
-        if (!copy || (!header && !(header = copy))) {
-            ok = copy != NULL;
-            continue;
-        }
-        if (copy == header) {
-            memcpy(header, rec, (size_t)len + 1);
-            continue;
-        }
+        ok = copy != NULL;
+        if (!ok)
+            break;
         memcpy(copy, rec, (size_t)len + 1);
+        if (!header) {
+            header = copy;
+            continue;
+        }
         if (n == cap) {
             cap = cap ? 2 * cap : 256;
             struct ranked_record *grown = realloc(recs, sizeof *recs * (size_t)cap);

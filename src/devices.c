@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <math.h>
 #include <poll.h>
-#include <stdint.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdlib.h>
@@ -150,11 +149,12 @@ int mpb_sweep_pending(const struct mpb_plan *plan, const struct mpb_case *cases,
     return n;
 }
 
-/* Cases to run, longest (m n k) first; ties in expansion order. */
-static const struct mpb_case *sort_cases;
-static int longest_first(const void *pa, const void *pb)
+/* Cases to run (positions in the cases array `arg`), longest (m n k)
+ * first; ties in expansion order. */
+static int longest_first(const void *pa, const void *pb, void *arg)
 {
-    const struct mpb_case *a = &sort_cases[*(const int *)pa], *b = &sort_cases[*(const int *)pb];
+    const struct mpb_case *cases = arg;
+    const struct mpb_case *a = &cases[*(const int *)pa], *b = &cases[*(const int *)pb];
     double wa = (double)a->m * (double)a->n * (double)a->k, wb = (double)b->m * (double)b->n * (double)b->k;
     if (wa != wb)
         return wa > wb ? -1 : 1;
@@ -291,16 +291,19 @@ struct id_index {
     const char *id;
     int index;
 };
+struct id_table {
+    struct id_index *ids; /* sorted by id */
+    int n;
+};
 static int compare_id_index(const void *a, const void *b)
 {
     return strcmp(((const struct id_index *)a)->id, ((const struct id_index *)b)->id);
 }
 static int rank_of(const char *case_id, void *arg)
 {
-    const struct id_index *ids = ((const struct id_index **)arg)[0];
-    int n = (int)(intptr_t)((void **)arg)[1];
+    const struct id_table *t = arg;
     struct id_index key = {case_id, 0};
-    const struct id_index *hit = bsearch(&key, ids, (size_t)n, sizeof *ids, compare_id_index);
+    const struct id_index *hit = bsearch(&key, t->ids, (size_t)t->n, sizeof *t->ids, compare_id_index);
     return hit ? hit->index : -1;
 }
 
@@ -312,9 +315,9 @@ static bool sort_csv(const struct mpb_devices_run *r)
     for (int i = 0; i < r->n_cases; i++)
         ids[i] = (struct id_index){r->cases[i].id, r->cases[i].index};
     qsort(ids, (size_t)r->n_cases, sizeof *ids, compare_id_index);
-    void *arg[2] = {ids, (void *)(intptr_t)r->n_cases};
+    struct id_table table = {ids, r->n_cases};
     char why[512];
-    bool ok = mpb_csv_sort_file(r->plan->csv_path, rank_of, arg, why, sizeof why);
+    bool ok = mpb_csv_sort_file(r->plan->csv_path, rank_of, &table, why, sizeof why);
     if (!ok)
         mpb_cli_error("run", "putting %s in expansion order: %s (its rows are all there, in the order they "
                              "finished)", r->plan->csv_path, why);
@@ -340,8 +343,7 @@ int mpb_devices_sweep(struct mpb_devices_run *r, struct mpb_device_info *devices
     }
     int next = 0, done = 0;
     int n_queue = mpb_sweep_pending(plan, r->cases, r->n_cases, r->csv, m, queue);
-    sort_cases = r->cases;
-    qsort(queue, (size_t)n_queue, sizeof *queue, longest_first);
+    qsort_r(queue, (size_t)n_queue, sizeof *queue, longest_first, (void *)r->cases);
     signal(SIGPIPE, SIG_IGN); /* a dead worker's stdin: write() fails instead */
     int started = 0;
     for (int w = 0; w < n_workers; w++) {
