@@ -11,20 +11,27 @@
 
 const char *const mpb_tune_metric_names[] = {"fro_rel", "abs", NULL};
 
+double mpb_tune_error_of_sums(enum mpb_tune_metric metric, const struct mpb_tune_error_sums *s)
+{
+    if (s->nonfinite > 0)
+        return INFINITY;
+    if (metric == MPB_TUNE_ABS)
+        return s->worst;
+    return s->diff2 == 0 ? 0 : s->ref2 == 0 ? INFINITY : sqrt(s->diff2 / s->ref2);
+}
+
 double mpb_tune_error(enum mpb_tune_metric metric, const float *x, const double *ref, int64_t count)
 {
-    double diff2 = 0, ref2 = 0, worst = 0;
-    for (int64_t i = 0; i < count; i++) {
+    struct mpb_tune_error_sums s = {0, 0, 0, 0};
+    for (int64_t i = 0; i < count && !s.nonfinite; i++) {
         double d = (double)x[i] - ref[i];
         if (!isfinite(d))
-            return INFINITY;
-        diff2 += d * d;
-        ref2 += ref[i] * ref[i];
-        worst = fmax(worst, fabs(d));
+            s.nonfinite = 1;
+        s.diff2 += d * d;
+        s.ref2 += ref[i] * ref[i];
+        s.worst = fmax(s.worst, fabs(d));
     }
-    if (metric == MPB_TUNE_ABS)
-        return worst;
-    return diff2 == 0 ? 0 : ref2 == 0 ? INFINITY : sqrt(diff2 / ref2);
+    return mpb_tune_error_of_sums(metric, &s);
 }
 
 static int64_t entries(const struct mpb_tune_chain *c, int buf)
@@ -66,49 +73,58 @@ static void put(struct view v, int64_t i, double x)
 
 /* l = the Cholesky factor of a's leading nb x nb block (lda its rows),
  * column by column (Cholesky-Crout); NaN throughout where a pivot is not
- * positive, so that the chain's error says the factorisation broke down. */
-static void potrf(struct view l, struct view a, int64_t lda, int64_t nb)
+ * positive, so that the chain's error says the factorisation broke down.
+ * Column j's sums build up in col (double, nb entries) so that the inner
+ * loops run down contiguous columns; each entry still subtracts its terms
+ * in the order p = 0, 1, ... */
+static void potrf(struct view l, struct view a, int64_t lda, int64_t nb, double *col)
 {
     for (int64_t j = 0; j < nb; j++) {
-        double d = get(a, j + j * lda);
-        for (int64_t p = 0; p < j; p++)
-            d -= get(l, j + p * nb) * get(l, j + p * nb);
-        if (!(d > 0)) {
+        for (int64_t i = j; i < nb; i++)
+            col[i] = get(a, i + j * lda);
+        for (int64_t p = 0; p < j; p++) {
+            double ljp = get(l, j + p * nb);
+            for (int64_t i = j; i < nb; i++)
+                col[i] -= get(l, i + p * nb) * ljp;
+        }
+        if (!(col[j] > 0)) {
             for (int64_t i = 0; i < nb * nb; i++)
                 put(l, i, NAN);
             return;
         }
         for (int64_t i = 0; i < j; i++)
             put(l, i + j * nb, 0);
-        put(l, j + j * nb, sqrt(d));
+        put(l, j + j * nb, sqrt(col[j]));
         double ljj = get(l, j + j * nb);
-        for (int64_t i = j + 1; i < nb; i++) {
-            double s = get(a, i + j * lda);
-            for (int64_t p = 0; p < j; p++)
-                s -= get(l, i + p * nb) * get(l, j + p * nb);
-            put(l, i + j * nb, s / ljj);
-        }
+        for (int64_t i = j + 1; i < nb; i++)
+            put(l, i + j * nb, col[i] / ljj);
     }
 }
 
 /* x (m x nb) = a's rows below its first lda - m, first nb columns, times
- * l⁻ᵀ: x Lᵀ = A21 row by row, forward substitution. */
-static void trsm(struct view x, int64_t m, struct view a, int64_t lda, struct view l, int64_t nb)
+ * l⁻ᵀ: x Lᵀ = A21, forward substitution a column at a time (its sums in
+ * col, m doubles, as potrf's). */
+static void trsm(struct view x, int64_t m, struct view a, int64_t lda, struct view l, int64_t nb, double *col)
 {
     int64_t off = lda - m;
-    for (int64_t j = 0; j < nb; j++)
-        for (int64_t i = 0; i < m; i++) {
-            double s = get(a, off + i + j * lda);
-            for (int64_t p = 0; p < j; p++)
-                s -= get(x, i + p * m) * get(l, j + p * nb);
-            put(x, i + j * m, s / get(l, j + j * nb));
+    for (int64_t j = 0; j < nb; j++) {
+        for (int64_t i = 0; i < m; i++)
+            col[i] = get(a, off + i + j * lda);
+        for (int64_t p = 0; p < j; p++) {
+            double ljp = get(l, j + p * nb);
+            for (int64_t i = 0; i < m; i++)
+                col[i] -= get(x, i + p * m) * ljp;
         }
+        double ljj = get(l, j + j * nb);
+        for (int64_t i = 0; i < m; i++)
+            put(x, i + j * m, col[i] / ljj);
+    }
 }
 
 /* One of the steps other than GEMM, on the FP32 chain's buffers (f) or the
- * FP64 chain's (d). */
+ * FP64 chain's (d); col: room for a column of the largest buffer. */
 static void host_step(const struct mpb_tune_chain *c, const struct mpb_tune_step *st, float *const *f,
-                      double *const *d)
+                      double *const *d, double *col)
 {
     int64_t rows = c->buffers[st->out].rows, cols = c->buffers[st->out].cols, lda = c->buffers[st->a].rows;
     struct view out = {f ? f[st->out] : NULL, d ? d[st->out] : NULL}, a = {f ? f[st->a] : NULL, d ? d[st->a] : NULL},
@@ -119,9 +135,9 @@ static void host_step(const struct mpb_tune_chain *c, const struct mpb_tune_step
         else
             ELEMENTWISE(double, st, c, d[st->out], d[st->a], d[st->b]);
     } else if (st->kind == MPB_TUNE_POTRF) {
-        potrf(out, a, lda, cols);
+        potrf(out, a, lda, cols, col);
     } else if (st->kind == MPB_TUNE_TRSM) {
-        trsm(out, rows, a, lda, b, cols);
+        trsm(out, rows, a, lda, b, cols, col);
     } else if (st->kind == MPB_TUNE_TRANSPOSE) {
         for (int64_t j = 0; j < cols; j++)
             for (int64_t i = 0; i < rows; i++)
@@ -160,7 +176,7 @@ static bool run_reference(struct mpb_tune_chain_run *r, char *why, size_t why_le
                                 why_len))
                 return false;
         } else {
-            host_step(c, st, NULL, r->ref);
+            host_step(c, st, NULL, r->ref, r->column);
         }
     }
     return true;
@@ -215,6 +231,14 @@ bool mpb_tune_chain_run_open(struct mpb_tune_chain_run *r, const struct mpb_tune
     r->levels = levels;
     r->exec = exec;
     r->metric = metric;
+    int64_t rows = 1;
+    for (int b = 0; b < chain->n_buffers; b++)
+        rows = chain->buffers[b].rows > rows ? chain->buffers[b].rows : rows;
+    r->column = malloc(sizeof(double) * (size_t)rows);
+    if (!r->column) {
+        snprintf(why, why_len, "%s at %lld: out of host memory", chain->name, (long long)chain->size);
+        return false;
+    }
     for (int b = 0; b < chain->n_buffers; b++) {
         int64_t n = entries(chain, b);
         r->run[b] = malloc(sizeof(float) * (size_t)n);
@@ -234,7 +258,7 @@ bool mpb_tune_chain_run_open(struct mpb_tune_chain_run *r, const struct mpb_tune
     /* The steps on the inputs alone run once: no level changes them. */
     for (int s = 0; s < chain->n_steps && chain->steps[s].op < 0; s++) {
         const struct mpb_tune_step *st = &chain->steps[s];
-        host_step(chain, st, r->run, NULL);
+        host_step(chain, st, r->run, NULL, r->column);
         if (!upload(r, &r->dev[st->out], r->run[st->out], entries(chain, st->out), why, why_len))
             return false;
     }
@@ -247,8 +271,10 @@ void mpb_tune_chain_run_close(struct mpb_tune_chain_run *r)
     for (int b = 0; b < MPB_TUNE_MAX_BUFFERS; b++) {
         free(r->run[b]);
         free(r->ref[b]);
-        if (env)
+        if (env) {
             mpb_cuda_free(env, r->dev[b]);
+            mpb_cuda_free(env, r->ref_dev[b]);
+        }
     }
     for (int i = 0; i < MPB_TUNE_MAX_OPS; i++) {
         free(r->alone_a[i]);
@@ -257,19 +283,23 @@ void mpb_tune_chain_run_close(struct mpb_tune_chain_run *r)
         if (env) {
             mpb_cuda_free(env, r->alone_dev_a[i]);
             mpb_cuda_free(env, r->alone_dev_b[i]);
+            mpb_cuda_free(env, r->alone_ref_dev[i]);
         }
     }
     free(r->alone_c);
-    if (env)
+    free(r->column);
+    if (env) {
         mpb_cuda_free(env, r->alone_dev_c);
+        mpb_cuda_free(env, r->sums_scratch);
+    }
     memset(r, 0, sizeof *r);
 }
 
 /* The FP32 chain through op `last` (and its epilogue) with op i under
  * per_op[i]. A GEMM runs again only when its level or an input changed,
- * unless `ms` asks for every GEMM timed (their sum). GEMMs run where the
- * chain's buffers are; the elementwise steps run on the host mirrors and
- * send their output back. */
+ * unless `ms` asks for every GEMM timed (their sum). GEMMs and the bias
+ * steps run where the chain's buffers are; the factorisation's steps run on
+ * the host mirrors and send their output back. */
 static bool run_steps(struct mpb_tune_chain_run *r, const struct mpb_tune_level *const *per_op, int last,
                       double *ms, int *gemms, char *why, size_t why_len)
 {
@@ -282,10 +312,16 @@ static bool run_steps(struct mpb_tune_chain_run *r, const struct mpb_tune_level 
         const struct mpb_tune_step *st = &c->steps[s];
         bool stale = changed[st->a] || changed[st->b];
         if (st->kind != MPB_TUNE_GEMM) {
-            if (stale) {
+            if (stale && r->dev[st->out] && (st->kind == MPB_TUNE_BIAS || st->kind == MPB_TUNE_BIAS_RELU)) {
+                if (mpb_tune_device_bias(r->exec->env, st->kind == MPB_TUNE_BIAS_RELU, r->dev[st->out], r->dev[st->a],
+                                         r->dev[st->b], c->buffers[st->out].rows,
+                                         c->buffers[st->out].cols) != MPB_STATUS_OK)
+                    return cuda_failed(r, "the bias step", why, why_len);
+                r->stale[st->out] = true;
+            } else if (stale) {
                 if (!host_view(r, st->a, why, why_len) || !host_view(r, st->b, why, why_len))
                     return false;
-                host_step(c, st, r->run, NULL);
+                host_step(c, st, r->run, NULL, r->column);
                 if (!upload(r, &r->dev[st->out], r->run[st->out], entries(c, st->out), why, why_len))
                     return false;
             }
@@ -314,12 +350,38 @@ static bool run_steps(struct mpb_tune_chain_run *r, const struct mpb_tune_level 
     return true;
 }
 
-/* The error of buffer `buf` against the FP64 chain's. */
+/* The error of `count` floats at device `x` against the reference `ref`,
+ * whose device copy *ref_dev is made at the first check. */
+static bool device_error(struct mpb_tune_chain_run *r, const void *x, const double *ref, void **ref_dev,
+                         int64_t count, double *err, char *why, size_t why_len)
+{
+    struct mpb_cuda_env *env = r->exec->env;
+    size_t bytes = mpb_size_matrix(count, 1, sizeof(double));
+    struct mpb_tune_error_sums sums;
+    if (!r->sums_scratch &&
+        mpb_cuda_alloc(env, &r->sums_scratch, mpb_tune_device_sums_scratch_bytes()) != MPB_STATUS_OK)
+        return cuda_failed(r, "allocating the error check's scratch", why, why_len);
+    if (!*ref_dev && (mpb_cuda_alloc(env, ref_dev, bytes) != MPB_STATUS_OK ||
+                      mpb_cuda_upload(env, *ref_dev, ref, bytes) != MPB_STATUS_OK)) {
+        cuda_failed(r, "uploading a reference for the error check", why, why_len);
+        mpb_cuda_free(env, *ref_dev); /* not a copy to trust at the next check */
+        *ref_dev = NULL;
+        return false;
+    }
+    if (mpb_tune_device_error_sums(env, x, *ref_dev, count, r->sums_scratch, &sums) != MPB_STATUS_OK)
+        return cuda_failed(r, "the error check", why, why_len);
+    *err = mpb_tune_error_of_sums(r->metric, &sums);
+    return true;
+}
+
+/* The error of buffer `buf` against the FP64 chain's: on the GPU where the
+ * chain is there (no output comes back), else on the host. */
 static bool buffer_error(struct mpb_tune_chain_run *r, int buf, double *err, char *why, size_t why_len)
 {
-    if (!host_view(r, buf, why, why_len))
-        return false;
-    *err = mpb_tune_error(r->metric, r->run[buf], r->ref[buf], entries(r->chain, buf));
+    int64_t count = entries(r->chain, buf);
+    if (r->dev[buf])
+        return device_error(r, r->dev[buf], r->ref[buf], &r->ref_dev[buf], count, err, why, why_len);
+    *err = mpb_tune_error(r->metric, r->run[buf], r->ref[buf], count);
     return true;
 }
 
@@ -403,9 +465,9 @@ static bool alone(struct mpb_tune_chain_run *r, const struct mpb_tune_level *lev
         return false;
     if (!err)
         return true;
-    if (env && mpb_cuda_download(env, r->alone_c, r->alone_dev_c,
-                                 mpb_size_matrix(entries(c, st->out), 1, sizeof(float))) != MPB_STATUS_OK)
-        return cuda_failed(r, "downloading a GEMM's output", why, why_len);
+    if (env)
+        return device_error(r, r->alone_dev_c, r->alone_ref[op], &r->alone_ref_dev[op], entries(c, st->out), err,
+                            why, why_len);
     *err = mpb_tune_error(r->metric, r->alone_c, r->alone_ref[op], entries(c, st->out));
     return true;
 }

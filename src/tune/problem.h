@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "tune/chain.h"
+#include "tune/device.h"
 #include "tune/level.h"
 
 /* The error of an output against its reference (papers/003 §4.2): E_gamma
@@ -19,6 +20,8 @@
 enum mpb_tune_metric { MPB_TUNE_FRO_REL, MPB_TUNE_ABS };
 extern const char *const mpb_tune_metric_names[]; /* "fro_rel", "abs" */
 double mpb_tune_error(enum mpb_tune_metric metric, const float *x, const double *ref, int64_t count);
+/* The same from the sums (on the GPU they are reduced there). */
+double mpb_tune_error_of_sums(enum mpb_tune_metric metric, const struct mpb_tune_error_sums *s);
 
 struct mpb_tune_chain_run {
     const struct mpb_tune_chain *chain;
@@ -35,9 +38,13 @@ struct mpb_tune_chain_run {
     /* On the GPU the FP32 chain stays there from open to close: each
      * buffer's and alone operand's device copy (all NULL on the host
      * backend), run[] and alone_c their host mirrors, downloaded only when
-     * the error check or a host step reads one that a GEMM rewrote (stale). */
+     * a host step (the factorisation's) or the refined solve reads one that
+     * the GPU rewrote (stale). The error check runs there too, against
+     * device copies of the references it reads (made at its first check). */
     void *dev[MPB_TUNE_MAX_BUFFERS], *alone_dev_a[MPB_TUNE_MAX_OPS], *alone_dev_b[MPB_TUNE_MAX_OPS], *alone_dev_c;
     bool stale[MPB_TUNE_MAX_BUFFERS];
+    void *ref_dev[MPB_TUNE_MAX_BUFFERS], *alone_ref_dev[MPB_TUNE_MAX_OPS], *sums_scratch;
+    double *column; /* the factorisation steps' sums: a column of the largest buffer */
 };
 
 /* Inputs from `seed` and the FP64 reference; false with why. */
