@@ -1,5 +1,5 @@
 /* mpbench tune's GPU steps (src/tune/device.h) against the host's: the
- * bias (+ ReLU) epilogue bit for bit, and the error check's sums giving
+ * bias (+ ReLU) epilogue bit for bit (NaN payloads aside), and the error check's sums giving
  * the host's errors (the maximum exactly, the sums to rounding: the GPU
  * adds in another order), NaN and Inf included. */
 #include <math.h>
@@ -61,8 +61,13 @@ static void check_bias(struct mpb_cuda_env *env, int64_t rows, int64_t cols, boo
           mpb_cuda_last_error(env));
     CHECK(mpb_cuda_download(env, got, dout, sizeof *got * (size_t)count) == MPB_STATUS_OK, "%s",
           mpb_cuda_last_error(env));
-    CHECK(!memcmp(got, want, sizeof *got * (size_t)count), "bias%s %lldx%lld: the GPU's bits differ from the host's",
-          relu ? "+relu" : "", (long long)rows, (long long)cols);
+    int64_t differ = -1; /* the first entry whose bits differ (a NaN is a NaN whatever its payload) */
+    for (int64_t i = 0; i < count && differ < 0; i++)
+        if (memcmp(&got[i], &want[i], sizeof *got) && !(isnan(got[i]) && isnan(want[i])))
+            differ = i;
+    CHECK(differ < 0, "bias%s %lldx%lld: entry %lld is %a on the GPU, %a on the host", relu ? "+relu" : "",
+          (long long)rows, (long long)cols, (long long)differ, differ < 0 ? 0.0 : (double)got[differ],
+          differ < 0 ? 0.0 : (double)want[differ]);
     mpb_cuda_free(env, da);
     mpb_cuda_free(env, db);
     mpb_cuda_free(env, dout);
