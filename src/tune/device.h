@@ -1,7 +1,7 @@
 /* The steps of a tune chain that run on the GPU besides its GEMMs, so that
  * a chain run stays there: the bias (+ ReLU) epilogue, bitwise the host's
- * (a NaN's payload aside),
- * and the error check's sums over an output and its FP64 reference.
+ * (a NaN's payload aside), and the error check's sums over an output and
+ * its FP64 reference.
  * Implemented in device.cu. */
 #ifndef MPB_TUNE_DEVICE_H
 #define MPB_TUNE_DEVICE_H
