@@ -15,6 +15,7 @@
 #include "meta.h"
 #include "registry.h"
 #include "tune/chain.h"
+#include "tune/chain_file.h"
 #include "tune/cost.h"
 #include "tune/level.h"
 #include "tune/output.h"
@@ -30,7 +31,7 @@ _Static_assert(MPB_TUNE_PRIORK_RANKS == 16384, "--help and README quote PriorK's
 static void help(void)
 {
     puts(
-"usage: mpbench tune -c CHAIN[,CHAIN...] --size VALUES\n"
+"usage: mpbench tune -c CHAIN|FILE[,...] --size VALUES\n"
 "                    --levels SCHEME[,SCHEME...] [-a KEY=VALUES]... [--levels ...]...\n"
 "                    --threshold T[,T...] [--strategy S[,S...]] [--cost-model measured|FILE]\n"
 "                    [--seed N] [--backend auto|cuda|host] [--reps N] [--warmup N]\n"
@@ -42,13 +43,15 @@ static void help(void)
 "strategy the choice, its predicted and measured time against the all-sgemm chain,\n"
 "its error, the tuning cost, and the choice validated on the inputs of seed + 1.\n"
 "\n"
-"  -c CHAIN[,...]        micro3, micro6, micro9: 3, 6, 9 dependent n x n x n GEMMs\n"
+"  -c CHAIN|FILE[,...]  micro3, micro6, micro9: 3, 6, 9 dependent n x n x n GEMMs\n"
 "                        (X_i = X_(i-1) W_i, moTuner's Micro); mlp3: a 3-layer MLP\n"
 "                        forward pass (GEMM + bias + ReLU), batch and widths n;\n"
 "                        cholesky: a blocked right-looking Cholesky of an SPD\n"
 "                        n x n matrix (n a multiple of 4) in 4 block columns, its\n"
 "                        3 trailing updates the GEMMs (HPL-AI), the solve with its\n"
-"                        factor refined in FP64 and reported\n"
+"                        factor refined in FP64 and reported; FILE (a word with\n"
+"                        a '/' or ending in .chain): a chain of your own, its\n"
+"                        buffers and steps in a text file (README \"mpbench tune\")\n"
 "  --size VALUES         n (VALUES as in run)\n"
 "  --levels SCHEME[,...] FP32 schemes (mpbench list schemes); -a KEY=VALUES after it\n"
 "                        sets a parameter of those schemes, a list makes one level\n"
@@ -107,6 +110,7 @@ struct tune_args {
     enum mpb_backend_choice backend;
     const char *csv_path;
     char *chain_text; /* -c's copy, which chains[] point into */
+    struct mpb_tune_chain_file files[MAX_CHAINS]; /* chains[c]'s description where it is a FILE */
     int argc;
     char **argv;
 };
@@ -179,8 +183,17 @@ static bool parse_chains(const char *text, struct tune_args *t)
     t->n_chains = 0;
     bool ok = t->chain_text != NULL;
     for (char *p = t->chain_text, *item; ok && (item = strsep(&p, ",")) != NULL;) {
+        char why[1024];
         int c;
-        ok = t->n_chains < MAX_CHAINS && mpb_cli_choice(CMD, "-c", item, mpb_tune_chain_names, &c);
+        if (t->n_chains == MAX_CHAINS) {
+            mpb_cli_error(CMD, "-c '%s': more than %d chains", text, MAX_CHAINS);
+            ok = false;
+        } else if (!mpb_tune_chain_file_word(item)) {
+            ok = mpb_cli_choice(CMD, "-c", item, mpb_tune_chain_names, &c);
+        } else if (!mpb_tune_chain_file_load(item, &t->files[t->n_chains], why, sizeof why)) {
+            mpb_cli_error(CMD, "-c %s", why); /* why names the file */
+            ok = false;
+        }
         if (ok)
             t->chains[t->n_chains++] = item;
     }
@@ -248,6 +261,14 @@ static bool parse_option(int argc, char **argv, int *i, struct tune_args *t)
     return false;
 }
 
+/* Chain c of -c at n = size: its file's description or a chain.c name. */
+static bool build_chain(const struct tune_args *t, int c, int64_t size, struct mpb_tune_chain *chain, char *why,
+                        size_t why_len)
+{
+    return mpb_tune_chain_file_word(t->chains[c]) ? mpb_tune_chain_file_build(&t->files[c], size, chain, why, why_len)
+                                                 : mpb_tune_chain_build(t->chains[c], size, chain, why, why_len);
+}
+
 /* What is missing or cannot run, said before anything runs. */
 static bool check_args(struct tune_args *t, struct mpb_tune_level *levels, int *n_levels)
 {
@@ -266,7 +287,7 @@ static bool check_args(struct tune_args *t, struct mpb_tune_level *levels, int *
     for (int c = 0; c < t->n_chains; c++) {
         struct mpb_tune_chain chain;
         for (int z = 0; z < t->sizes.n; z++)
-            if (!mpb_tune_chain_build(t->chains[c], t->sizes.v[z], &chain, why, sizeof why)) {
+            if (!build_chain(t, c, t->sizes.v[z], &chain, why, sizeof why)) {
                 mpb_cli_error(CMD, "-c %s --size %lld: %s", t->chains[c], (long long)t->sizes.v[z], why);
                 return false;
             }
@@ -558,7 +579,7 @@ static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct 
     for (int c = 0; c < t->n_chains && go_on; c++)
         for (int z = 0; z < t->sizes.n && go_on; z++) {
             struct mpb_tune_chain chain;
-            mpb_tune_chain_build(t->chains[c], t->sizes.v[z], &chain, why, sizeof why);
+            build_chain(t, c, t->sizes.v[z], &chain, why, sizeof why); /* check_args built it */
             go_on = tune_chain(&s, &chain, levels, n_levels);
             meta.cases_run++;
         }

@@ -19,13 +19,13 @@ const char *const mpb_tune_chain_help[] = {
 /* The Cholesky chain's block columns. */
 #define CHOLESKY_BLOCKS 4
 
-static int add_buffer(struct mpb_tune_chain *c, int64_t rows, int64_t cols, bool input, double scale)
+int mpb_tune_chain_add_buffer(struct mpb_tune_chain *c, int64_t rows, int64_t cols, bool input, double scale)
 {
     c->buffers[c->n_buffers] = (struct mpb_tune_buffer){.rows = rows, .cols = cols, .input = input, .scale = scale};
     return c->n_buffers++;
 }
 
-static void add_step(struct mpb_tune_chain *c, enum mpb_tune_step_kind kind, int out, int a, int b)
+void mpb_tune_chain_add_step(struct mpb_tune_chain *c, enum mpb_tune_step_kind kind, int out, int a, int b)
 {
     int op = kind == MPB_TUNE_GEMM ? c->n_ops++ : c->n_ops - 1;
     if (kind == MPB_TUNE_GEMM)
@@ -40,11 +40,11 @@ static void add_step(struct mpb_tune_chain *c, enum mpb_tune_step_kind kind, int
 static void micro(struct mpb_tune_chain *c, int gemms)
 {
     int64_t n = c->size;
-    int x = add_buffer(c, n, n, true, 1.0);
+    int x = mpb_tune_chain_add_buffer(c, n, n, true, 1.0);
     for (int i = 0; i < gemms; i++) {
-        int w = add_buffer(c, n, n, true, sqrt(3.0 / (double)n));
-        int y = add_buffer(c, n, n, false, 0);
-        add_step(c, MPB_TUNE_GEMM, y, x, w);
+        int w = mpb_tune_chain_add_buffer(c, n, n, true, sqrt(3.0 / (double)n));
+        int y = mpb_tune_chain_add_buffer(c, n, n, false, 0);
+        mpb_tune_chain_add_step(c, MPB_TUNE_GEMM, y, x, w);
         x = y;
     }
     c->output = x;
@@ -53,14 +53,14 @@ static void micro(struct mpb_tune_chain *c, int gemms)
 static void mlp(struct mpb_tune_chain *c, int layers)
 {
     int64_t n = c->size;
-    int x = add_buffer(c, n, n, true, 1.0);
+    int x = mpb_tune_chain_add_buffer(c, n, n, true, 1.0);
     for (int i = 0; i < layers; i++) {
         bool last = i == layers - 1;
-        int w = add_buffer(c, n, n, true, sqrt((last ? 3.0 : 6.0) / (double)n));
-        int bias = add_buffer(c, 1, n, true, 0.1);
-        int z = add_buffer(c, n, n, false, 0), h = add_buffer(c, n, n, false, 0);
-        add_step(c, MPB_TUNE_GEMM, z, x, w);
-        add_step(c, last ? MPB_TUNE_BIAS : MPB_TUNE_BIAS_RELU, h, z, bias);
+        int w = mpb_tune_chain_add_buffer(c, n, n, true, sqrt((last ? 3.0 : 6.0) / (double)n));
+        int bias = mpb_tune_chain_add_buffer(c, 1, n, true, 0.1);
+        int z = mpb_tune_chain_add_buffer(c, n, n, false, 0), h = mpb_tune_chain_add_buffer(c, n, n, false, 0);
+        mpb_tune_chain_add_step(c, MPB_TUNE_GEMM, z, x, w);
+        mpb_tune_chain_add_step(c, last ? MPB_TUNE_BIAS : MPB_TUNE_BIAS_RELU, h, z, bias);
         x = h;
     }
     c->output = x;
@@ -76,23 +76,25 @@ static void cholesky(struct mpb_tune_chain *c, int blocks)
 {
     int64_t n = c->size, nb = n / blocks;
     struct mpb_tune_factor *f = &c->factor;
-    int s = f->matrix = add_buffer(c, n, n, true, 1.0);
+    int s = f->matrix = mpb_tune_chain_add_buffer(c, n, n, true, 1.0);
     c->buffers[s].spd = true;
-    f->rhs = add_buffer(c, n, 1, true, 1.0);
+    f->rhs = mpb_tune_chain_add_buffer(c, n, 1, true, 1.0);
     f->blocks = blocks;
     for (int k = 0; k < blocks; k++) {
         int64_t rest = n - (k + 1) * nb;
-        f->diag[k] = add_buffer(c, nb, nb, false, 0);
+        f->diag[k] = mpb_tune_chain_add_buffer(c, nb, nb, false, 0);
         f->panel[k] = -1;
-        add_step(c, MPB_TUNE_POTRF, f->diag[k], s, s);
+        mpb_tune_chain_add_step(c, MPB_TUNE_POTRF, f->diag[k], s, s);
         if (k == blocks - 1)
             break;
-        int p = f->panel[k] = add_buffer(c, rest, nb, false, 0), q = add_buffer(c, nb, rest, false, 0);
-        int u = add_buffer(c, rest, rest, false, 0), next = add_buffer(c, rest, rest, false, 0);
-        add_step(c, MPB_TUNE_TRSM, p, s, f->diag[k]);
-        add_step(c, MPB_TUNE_TRANSPOSE, q, p, p);
-        add_step(c, MPB_TUNE_GEMM, u, p, q);
-        add_step(c, MPB_TUNE_SCHUR, next, s, u);
+        int p = f->panel[k] = mpb_tune_chain_add_buffer(c, rest, nb, false, 0);
+        int q = mpb_tune_chain_add_buffer(c, nb, rest, false, 0);
+        int u = mpb_tune_chain_add_buffer(c, rest, rest, false, 0);
+        int next = mpb_tune_chain_add_buffer(c, rest, rest, false, 0);
+        mpb_tune_chain_add_step(c, MPB_TUNE_TRSM, p, s, f->diag[k]);
+        mpb_tune_chain_add_step(c, MPB_TUNE_TRANSPOSE, q, p, p);
+        mpb_tune_chain_add_step(c, MPB_TUNE_GEMM, u, p, q);
+        mpb_tune_chain_add_step(c, MPB_TUNE_SCHUR, next, s, u);
         s = next;
     }
     c->output = f->diag[blocks - 1];

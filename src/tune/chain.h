@@ -67,6 +67,14 @@ extern const char *const mpb_tune_chain_help[];
 /* The chain `name` at `size`; false with a sentence in why when there is none. */
 bool mpb_tune_chain_build(const char *name, int64_t size, struct mpb_tune_chain *c, char *why, size_t why_len);
 
+/* How a chain is built, for every builder (chain.c's, chain_file.c's), so
+ * that the same list gives the same chain: a buffer (its index, in the
+ * order of the calls, names its inputs' stream in mpb_tune_chain_fill), and
+ * a step, a GEMM taking the next op index and any other step the op of the
+ * GEMM before it. The caller keeps within the MPB_TUNE_MAX_* limits. */
+int mpb_tune_chain_add_buffer(struct mpb_tune_chain *c, int64_t rows, int64_t cols, bool input, double scale);
+void mpb_tune_chain_add_step(struct mpb_tune_chain *c, enum mpb_tune_step_kind kind, int out, int a, int b);
+
 /* moTuner's related operators (§3.2.1) from the data flow: bit j of
  * related[i] when op j's output reaches op i's inputs (bit i set); pred[i]
  * the op whose output op i reads first (-1: none; MixPert's predecessor). */
