@@ -34,7 +34,7 @@ static void help(void)
 "usage: mpbench tune -c CHAIN|FILE[,...] --size VALUES\n"
 "                    --levels SCHEME[,SCHEME...] [-a KEY=VALUES]... [--levels ...]...\n"
 "                    --threshold T[,T...] [--strategy S[,S...]] [--cost-model measured|FILE]\n"
-"                    [--seed N] [--backend auto|cuda|host] [--reps N] [--warmup N]\n"
+"                    [--margin F] [--seed N] [--backend auto|cuda|host] [--reps N] [--warmup N]\n"
 "                    [--exhaustive-limit N] [--csv FILE]\n"
 "\n"
 "Chooses a level for each GEMM of a chain so that the chain's output stays within\n"
@@ -74,6 +74,8 @@ static void help(void)
 "                        about GPU speed); FILE: time_ms_median of an mpbench run\n"
 "                        CSV (say a GPU sweep) with the level's scheme and params\n"
 "                        and the GEMM's m, n, k, every level and sgemm needed\n"
+"  --margin F            tune to F x the threshold, 0 < F <= 1 (default 1): headroom\n"
+"                        for other inputs; validation still checks the threshold\n"
 "  --seed N              the inputs' seed (default 1); N + 1 validates\n"
 "  --backend B           cuda, host, or auto (default)\n"
 "  --reps N, --warmup N  timed and untimed calls per GEMM on the GPU (default 10, 3)\n"
@@ -106,6 +108,7 @@ struct tune_args {
     int strategies[MPB_TUNE_STRATEGY_COUNT], n_strategies;
     const char *cost_path; /* NULL: measured */
     long seed, reps, warmup;
+    double margin; /* the strategies tune to margin x the threshold */
     struct mpb_tune_options opt;
     enum mpb_backend_choice backend;
     const char *csv_path;
@@ -230,6 +233,16 @@ static bool parse_option(int argc, char **argv, int *i, struct tune_args *t)
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--cost-model"))) {
         t->cost_path = strcmp(val, "measured") ? val : NULL;
         return *val != '\0';
+    }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--margin"))) {
+        char *end;
+        t->margin = strtod(val, &end);
+        if (!*val || *end || !(t->margin > 0 && t->margin <= 1)) {
+            mpb_cli_error(CMD, "--margin '%s': expected a number F with 0 < F <= 1 (the strategies tune to F x "
+                          "the threshold)", val);
+            return false;
+        }
+        return true;
     }
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--seed"))) {
         if (!*val || !mpb_cli_int(CMD, "--seed", val, 0, (1L << 53) - 1, &n))
@@ -422,7 +435,7 @@ static struct mpb_tune_row row_start(const struct session *s, const struct mpb_t
     return (struct mpb_tune_row){.run_id = s->run_id, .impl = s->impl, .gpu_name = s->gpu_name,
                                  .cost_model = s->cost_model, .chain = c, .levels = levels, .n_levels = n_levels,
                                  .threshold = t->th[h].text, .metric = t->th[h].metric,
-                                 .threshold_value = t->th[h].value,
+                                 .threshold_value = t->th[h].value, .margin = t->margin,
                                  .strategy = (enum mpb_tune_strategy)t->strategies[k],
                                  .baseline_predicted_ms = NAN, .baseline_measured_ms = NAN, .measured_ms = NAN,
                                  .optimum_predicted_ms = NAN, .seed = (uint64_t)t->seed,
@@ -495,7 +508,7 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
         struct mpb_tune_row rows[MPB_TUNE_STRATEGY_COUNT];
         double optimum = NAN;
         run.metric = valid.metric = t->th[h].metric;
-        p.threshold = t->th[h].value;
+        p.threshold = t->th[h].value * t->margin;
         int ran = 0;
         for (int k = 0; k < t->n_strategies && go_on; k++, ran++) {
             struct mpb_tune_row *row = &rows[k];
@@ -608,7 +621,7 @@ static void free_args(struct tune_args *t)
 
 int mpb_cmd_tune(int argc, char **argv)
 {
-    struct tune_args t = {.seed = 1, .reps = 10, .warmup = 3, .opt = {.exhaustive_limit = 20000},
+    struct tune_args t = {.seed = 1, .reps = 10, .warmup = 3, .margin = 1, .opt = {.exhaustive_limit = 20000},
                           .n_strategies = 3, .strategies = {MPB_TUNE_MOTUNER, MPB_TUNE_GREEDY, MPB_TUNE_PRIORK},
                           .argc = argc, .argv = argv};
     static struct mpb_tune_level levels[MPB_TUNE_MAX_LEVELS];

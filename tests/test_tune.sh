@@ -54,6 +54,25 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     END { exit bad > 0 }' "$dir/t.csv" || fails=$((fails + 1))
 grep -q "all-sgemm chain: 3 ms predicted" "$dir/out" || fail "the table lacks the baseline line"
 
+# --margin 0.5: the strategies tune to half the threshold (E3's 5e-4 at
+# margin 1 admits a choice erring 4.3e-4 here, so the margin must change it),
+# valid_met still judges the threshold itself, and the column says 0.5.
+if ! "$mpbench" tune -c micro3 --size 32 $levels --threshold E3 --strategy motuner,greedy,exhaustive --backend host \
+    --cost-model "$dir/costs.csv" --margin 0.5 --csv "$dir/half.csv" >"$dir/out" 2>"$dir/err"; then
+    fail "tune --margin 0.5 exited $? ($(cat "$dir/err"))"
+fi
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+    FNR == 1 { next }
+    FILENAME ~ /half/ && ($c["met"] != "yes" || $c["err"] + 0 > 0.5 * $c["threshold_value"] || $c["margin"] != 0.5 ||
+                          $c["valid_met"] != "yes") {
+        print "FAIL: --margin 0.5 " $c["strategy"] ": met " $c["met"] " err " $c["err"] " margin " $c["margin"]; bad++ }
+    FILENAME ~ /half/ && $c["strategy"] == "exhaustive" { half = $c["predicted_ms"] }
+    FILENAME !~ /half/ && $c["threshold"] == "E3" && $c["strategy"] == "exhaustive" { full = $c["predicted_ms"]
+        if ($c["margin"] != 1) { print "FAIL: margin " $c["margin"] " without --margin"; bad++ } }
+    END { if (!(half + 0 > full + 0)) { print "FAIL: exhaustive under E3 predicts " half " ms with --margin 0.5, " \
+          full " without: the margin changed nothing"; bad++ }; exit bad > 0 }' "$dir/t.csv" "$dir/half.csv" ||
+    fails=$((fails + 1))
+
 # The measured cost model on the host, mlp3 and micro6, two sizes: runs, says
 # what host times are, and still meets the threshold.
 if ! "$mpbench" tune -c mlp3,micro6 --size 16,24 --levels bf16,sgemm --threshold E2 --backend host \
@@ -80,10 +99,11 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
     END { for (n = 32; n <= 64; n += 32) if (!(it["bf16 " n] > it["sgemm " n])) {
               print "FAIL: cholesky at " n ": bf16 refined in " it["bf16 " n] " steps, sgemm in " it["sgemm " n]; bad++ }
           exit bad > 0 }' "$dir/c-bf16.csv" "$dir/c-sgemm.csv" || fails=$((fails + 1))
-head -1 "$dir/c-bf16.csv" | grep -q '^tune_schema_version,.*,git_sha,ir_iterations,ir_backward_err,ir_met,fp64_backward_err$' ||
-    fail "the refinement columns are not the last four"
-awk -F, 'NR == 2 && $1 != 2 { exit 1 }' "$dir/c-bf16.csv" || fail "tune_schema_version is not 2"
-awk -F, 'NR > 1 && $(NF - 3) != "" { exit 1 }' "$dir/t.csv" || fail "micro3 rows have refinement values"
+head -1 "$dir/c-bf16.csv" |
+    grep -q '^tune_schema_version,.*,git_sha,ir_iterations,ir_backward_err,ir_met,fp64_backward_err,margin$' ||
+    fail "the refinement columns and margin are not the last five"
+awk -F, 'NR == 2 && $1 != 3 { exit 1 }' "$dir/c-bf16.csv" || fail "tune_schema_version is not 3"
+awk -F, 'NR > 1 && ($(NF - 4) != "" || $(NF - 1) != "") { exit 1 }' "$dir/t.csv" || fail "micro3 rows have refinement values"
 
 # Refusals: exit 2 and a message naming the option and value.
 refuse() {
@@ -105,6 +125,9 @@ refuse "multiple of its 4 blocks" -c cholesky --size 32,30 $levels --threshold E
 refuse "strategy 'fast'" $base $levels --threshold E1 --strategy fast
 refuse "motuner is given twice" $base $levels --threshold E1 --strategy motuner,motuner
 refuse "'sgemm' is given twice" $base --levels sgemm,sgemm --threshold E1
+refuse "margin '0'" $base $levels --threshold E1 --margin 0
+refuse "margin '1.5'" $base $levels --threshold E1 --margin 1.5
+refuse "margin 'half'" $base $levels --threshold E1 --margin half
 refuse "no --threshold" $base $levels
 refuse "no --levels" $base --threshold E1
 refuse "unknown scheme" $base --levels sgemmm --threshold E1

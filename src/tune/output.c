@@ -14,7 +14,7 @@
     X(baseline_measured_ms) X(measured_speedup) X(cost_model) X(optimum_predicted_ms)             \
     X(vs_optimum) X(seed) X(valid_seed) X(valid_err) X(valid_met) X(tune_chain_runs)              \
     X(tune_gemm_runs) X(tune_s) X(note) X(gpu_name) X(mpbench_version) X(git_sha) X(ir_iterations)   \
-    X(ir_backward_err) X(ir_met) X(fp64_backward_err)
+    X(ir_backward_err) X(ir_met) X(fp64_backward_err) X(margin)
 
 bool mpb_tune_csv_header(FILE *f)
 {
@@ -103,9 +103,8 @@ bool mpb_tune_csv_row(FILE *f, const struct mpb_tune_row *r)
         fputc(',', f);
     number(f, ir ? r->ir.backward_err : NAN);
     text(f, ir ? yes_no(r->ir.backward_err <= r->ir.tolerance) : "");
-    if (ir)
-        fprintf(f, "%.17g", r->ir.fp64_backward_err);
-    fputc('\n', f);
+    number(f, ir ? r->ir.fp64_backward_err : NAN);
+    fprintf(f, "%.17g\n", r->margin);
     return fflush(f) == 0 && !ferror(f);
 }
 

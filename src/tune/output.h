@@ -10,7 +10,7 @@
 #include "tune/problem.h"
 #include "tune/strategy.h"
 
-#define MPB_TUNE_CSV_SCHEMA_VERSION 2 /* 2: the refinement columns */
+#define MPB_TUNE_CSV_SCHEMA_VERSION 3 /* 2: the refinement columns; 3: margin */
 
 /* Everything one row says. Times in ms; NaN where unknown. */
 struct mpb_tune_row {
@@ -21,6 +21,8 @@ struct mpb_tune_row {
     const char *threshold;               /* as given: "E3", "1e-3:fro_rel" */
     enum mpb_tune_metric metric;
     double threshold_value;
+    double margin;                       /* the strategy tuned to margin x threshold_value (met says
+                                            whether it got there); validation checks threshold_value */
     enum mpb_tune_strategy strategy;
     bool ok;                             /* the strategy ran (else note says why) */
     struct mpb_tune_choice choice;
