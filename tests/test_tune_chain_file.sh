@@ -9,17 +9,9 @@ MPB=${1:?usage: test_tune_chain_file.sh MPBENCH DATA_DIR}
 DATA=${2:?usage: test_tune_chain_file.sh MPBENCH DATA_DIR}
 . "$(dirname "$0")/test_lib.sh"
 
-# GPU-like costs at 32x32x32, so that every choice is the same however fast
-# the host runs.
-cat >costs.csv <<'EOF'
-scheme,params,m,n,k,time_ms_median,status
-sgemm,,32,32,32,1.0,ok
-tf32,,32,32,32,0.3,ok
-fp16,,32,32,32,0.2,ok
-bf16,,32,32,32,0.2,ok
-refine_fp16,tau=000,32,32,32,0.25,ok
-refine_fp16,tau=110 accum=tc flush_k=256 scale=rowcol,32,32,32,0.5,ok
-EOF
+# GPU-like costs at 32x32x32 (tests/tune/costs-32.csv, test_tune's too), so
+# that every choice is the same however fast the host runs.
+cp "$DATA/costs-32.csv" costs.csv
 levels="--levels bf16,fp16,tf32,sgemm --levels refine_fp16 -a tau=000,110"
 tune_args="--size 32 --backend host $levels --threshold E1,E3,1e-6:fro_rel,E7
     --strategy motuner,greedy,exhaustive,priork --cost-model costs.csv"
