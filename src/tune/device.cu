@@ -27,22 +27,26 @@ __device__ void combine(double *have, const double *other)
     have[3] += other[3];
 }
 
-/* The block's SUMS values per thread in sh[THREADS][SUMS] reduced to sh[0]
- * by a fixed tree. */
-__device__ void block_reduce(double (*sh)[SUMS])
+/* The block's sums (`s` per thread) into out[0..SUMS) by a fixed tree in
+ * shared memory. */
+__device__ void block_total(const double *s, double *out)
 {
+    __shared__ double sh[THREADS][SUMS];
+    for (int i = 0; i < SUMS; i++)
+        sh[threadIdx.x][i] = s[i];
     for (int half = THREADS / 2; half > 0; half /= 2) {
         __syncthreads();
         if ((int)threadIdx.x < half)
             combine(sh[threadIdx.x], sh[threadIdx.x + half]);
     }
     __syncthreads();
+    if (threadIdx.x < SUMS)
+        out[threadIdx.x] = sh[0][threadIdx.x];
 }
 
 __global__ void __launch_bounds__(THREADS) sums_kernel(const float *x, const double *ref, int64_t count,
                                                       double (*partial)[SUMS])
 {
-    __shared__ double sh[THREADS][SUMS];
     double s[SUMS] = {0, 0, 0, 0};
     for (int64_t e = (int64_t)blockIdx.x * THREADS + threadIdx.x; e < count; e += (int64_t)SUM_BLOCKS * THREADS) {
         double d = (double)x[e] - ref[e];
@@ -54,25 +58,16 @@ __global__ void __launch_bounds__(THREADS) sums_kernel(const float *x, const dou
         s[1] += ref[e] * ref[e];
         s[2] = fmax(s[2], fabs(d));
     }
-    for (int i = 0; i < SUMS; i++)
-        sh[threadIdx.x][i] = s[i];
-    block_reduce(sh);
-    if (threadIdx.x < SUMS)
-        partial[blockIdx.x][threadIdx.x] = sh[0][threadIdx.x];
+    block_total(s, partial[blockIdx.x]);
 }
 
 /* One block: the partials of sums_kernel into total. */
 __global__ void __launch_bounds__(THREADS) total_kernel(const double (*partial)[SUMS], double *total)
 {
-    __shared__ double sh[THREADS][SUMS];
     double s[SUMS] = {0, 0, 0, 0};
     for (int b = threadIdx.x; b < SUM_BLOCKS; b += THREADS)
         combine(s, partial[b]);
-    for (int i = 0; i < SUMS; i++)
-        sh[threadIdx.x][i] = s[i];
-    block_reduce(sh);
-    if (threadIdx.x < SUMS)
-        total[threadIdx.x] = sh[0][threadIdx.x];
+    block_total(s, total);
 }
 
 } // namespace

@@ -23,10 +23,12 @@ double mpb_tune_error_of_sums(enum mpb_tune_metric metric, const struct mpb_tune
 double mpb_tune_error(enum mpb_tune_metric metric, const float *x, const double *ref, int64_t count)
 {
     struct mpb_tune_error_sums s = {0, 0, 0, 0};
-    for (int64_t i = 0; i < count && !s.nonfinite; i++) {
+    for (int64_t i = 0; i < count; i++) {
         double d = (double)x[i] - ref[i];
-        if (!isfinite(d))
-            s.nonfinite = 1;
+        if (!isfinite(d)) {
+            s.nonfinite = 1; /* the error is +Inf whatever the rest holds */
+            break;
+        }
         s.diff2 += d * d;
         s.ref2 += ref[i] * ref[i];
         s.worst = fmax(s.worst, fabs(d));
