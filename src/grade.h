@@ -90,7 +90,8 @@ struct mpb_verdict {
     int64_t ks[MPB_SLOPE_MAX_KS];
     double max_rho[3][MPB_SLOPE_MAX_KS];
     double slope[3];                        /* of log max ρ_A, ρ_B, ρ_C vs log k; NaN if < 2 ks */
-    char warnings[256];
+    char lost[256];                         /* grade --devices: shapes a dead worker held */
+    char warnings[512];
     char inconsistency[256];                /* non-empty: a harness bug (exit 1) */
 };
 
@@ -112,6 +113,13 @@ void mpb_verdict_add_test3(struct mpb_verdict *v, const char *where, int64_t k, 
 void mpb_verdict_add_special(struct mpb_verdict *v, int64_t entries, int64_t native, int64_t spread,
                              int64_t differs, int64_t finite_wrong);
 void mpb_verdict_add_inner(struct mpb_verdict *v, bool same_bits);
+/* A shape's battery that did not come back (its worker died): its `cases`
+ * count as errors, `why` is kept for the warnings. */
+void mpb_verdict_add_lost(struct mpb_verdict *v, int64_t cases, const char *why);
+/* Fold a partial verdict (mpb_grade_run over some of the shapes) into
+ * dst, as if src's cases ran after dst's: merging the per-shape verdicts in
+ * shape order, then settling, gives the verdict of one run over all shapes. */
+void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src);
 /* Classes, slopes, the configuration grade and the consistency check. */
 void mpb_verdict_settle(struct mpb_verdict *v);
 

@@ -14,14 +14,16 @@ static void worst_init(struct mpb_grade_worst *w)
     w->where[0] = '\0';
 }
 
-/* NaN counts as the worst value: it is what a broken output gives. */
-static void worst_update(struct mpb_grade_worst *w, double value, const char *where)
+/* NaN counts as the worst value: it is what a broken output gives. Ties
+ * keep the first seen. Returns whether `value` became the worst. */
+static bool worst_update(struct mpb_grade_worst *w, double value, const char *where)
 {
     bool worse = isnan(value) ? !isnan(w->value) : !isnan(w->value) && value > w->value;
     if (worse) {
         w->value = value;
         snprintf(w->where, sizeof w->where, "%s", where);
     }
+    return worse;
 }
 
 void mpb_verdict_init(struct mpb_verdict *v)
@@ -119,9 +121,7 @@ void mpb_verdict_add_test3(struct mpb_verdict *v, const char *where, int64_t k, 
                                                            : MPB_T3_FIXED;
     if (c > v->test3_class)
         v->test3_class = c;
-    double before = v->test3.value;
-    worst_update(&v->test3, max_rel, where);
-    if (v->test3.value != before)
+    if (worst_update(&v->test3, max_rel, where))
         v->test3_k = k;
 }
 
@@ -148,6 +148,65 @@ void mpb_verdict_add_inner(struct mpb_verdict *v, bool same_bits)
     v->inner_class = v->inner_changed ? MPB_INNER_CHANGED : MPB_INNER_INVARIANT;
 }
 
+static void append(char *buf, size_t len, const char *text)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", used ? "; " : "", text);
+}
+
+void mpb_verdict_add_lost(struct mpb_verdict *v, int64_t cases, const char *why)
+{
+    v->cases += cases;
+    v->cases_error += cases;
+    append(v->lost, sizeof v->lost, why);
+}
+
+/* Every accumulated field of `src` folded into `dst` as if its
+ * observations came after dst's: the worst values keep the first seen on
+ * ties, b* the first minimum, the ks their first-seen order. The settled
+ * fields (classes of Test 1 and 2, slopes, grade, notes) are left to
+ * mpb_verdict_settle on dst. */
+void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src)
+{
+    dst->cases += src->cases;
+    dst->cases_ok += src->cases_ok;
+    dst->cases_graded += src->cases_graded;
+    dst->cases_error += src->cases_error;
+    dst->cases_not_supported += src->cases_not_supported;
+    if (src->bound_grade != '-' && (dst->bound_grade == '-' || src->bound_grade > dst->bound_grade))
+        dst->bound_grade = src->bound_grade;
+    worst_update(&dst->rho_a, src->rho_a.value, src->rho_a.where);
+    worst_update(&dst->rho_b, src->rho_b.value, src->rho_b.where);
+    worst_update(&dst->rho_c, src->rho_c.value, src->rho_c.where);
+    for (int i = 0; i < src->n_ks; i++) {
+        double rho[3] = {src->max_rho[0][i], src->max_rho[1][i], src->max_rho[2][i]};
+        slope_point(dst, src->ks[i], rho);
+    }
+    dst->test1_cases += src->test1_cases;
+    dst->test1_nonzero += src->test1_nonzero;
+    worst_update(&dst->test1, src->test1.value, src->test1.where);
+    worst_update(&dst->test2, src->test2.value, src->test2.where);
+    if (src->b_star != MPB_BSTAR_UNKNOWN)
+        mpb_verdict_add_b_star(dst, src->b_star_k, src->b_star);
+    if (worst_update(&dst->test3, src->test3.value, src->test3.where))
+        dst->test3_k = src->test3_k;
+    if (src->test3_class > dst->test3_class)
+        dst->test3_class = src->test3_class;
+    dst->special_entries += src->special_entries;
+    dst->special_native += src->special_native;
+    dst->special_spread += src->special_spread;
+    dst->special_differs += src->special_differs;
+    dst->special_finite_wrong += src->special_finite_wrong;
+    if (src->special_class > dst->special_class)
+        dst->special_class = src->special_class;
+    dst->inner_pairs += src->inner_pairs;
+    dst->inner_changed += src->inner_changed;
+    if (src->inner_class > dst->inner_class)
+        dst->inner_class = src->inner_class;
+    if (src->lost[0])
+        append(dst->lost, sizeof dst->lost, src->lost);
+}
+
 /* Least-squares slope of log ρ against log k over the ks with a finite,
  * positive max ρ (an exact result has ρ = 0 and no logarithm). */
 static double fit_slope(const struct mpb_verdict *v, int r)
@@ -169,12 +228,6 @@ static double fit_slope(const struct mpb_verdict *v, int r)
     return n >= 2 && den > 0 ? (n * sxy - sx * sy) / den : NAN;
 }
 
-static void append(char *buf, size_t len, const char *text)
-{
-    size_t used = strlen(buf);
-    snprintf(buf + used, len - used, "%s%s", used ? "; " : "", text);
-}
-
 static void settle_classes(struct mpb_verdict *v)
 {
     if (v->test1_cases)
@@ -192,6 +245,7 @@ static void settle_classes(struct mpb_verdict *v)
 static void settle_grade(struct mpb_verdict *v)
 {
     v->grade = v->bound_grade;
+    v->grade_note[0] = '\0';
     if (v->bound_grade == 'C' && v->test1_class == MPB_T1_CONVENTIONAL) {
         v->grade = 'F';
         snprintf(v->grade_note, sizeof v->grade_note,
@@ -235,6 +289,8 @@ void mpb_verdict_settle(struct mpb_verdict *v)
         snprintf(w, sizeof w, "%lld battery cases did not run (not_supported)", (long long)v->cases_not_supported);
         append(v->warnings, sizeof v->warnings, w);
     }
+    if (v->lost[0])
+        append(v->warnings, sizeof v->warnings, v->lost);
     settle_consistency(v);
 }
 
