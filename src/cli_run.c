@@ -1,8 +1,8 @@
 /* `mpbench run`'s options and help (cli.h); the helpers every command
  * shares are in cli.c. */
 #include "cli.h"
+#include "worker_pool.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,51 +122,6 @@ static bool check_plan(struct mpb_plan *plan)
         mpb_cli_error("run", "--devices spreads cases over GPUs: it does not go with --backend host");
         return false;
     }
-    return true;
-}
-
-/* --devices all, or a comma list of distinct GPU ordinals. */
-static bool parse_devices(const char *text, struct mpb_plan *plan)
-{
-    plan->n_devices = 0;
-    plan->devices_all = !strcmp(text, "all");
-    if (plan->devices_all)
-        return true;
-    for (const char *p = text;;) {
-        char *end;
-        errno = 0;
-        long d = strtol(p, &end, 10);
-        if (end == p || errno || d < 0 || d > 1023 || (*end != ',' && *end != '\0')) {
-            mpb_cli_error("run", "--devices '%s': expected all, or GPU ordinals such as 0,2 (at '%s')", text, p);
-            return false;
-        }
-        for (int i = 0; i < plan->n_devices; i++)
-            if (plan->devices[i] == (int)d) {
-                mpb_cli_error("run", "--devices '%s': GPU %ld named twice", text, d);
-                return false;
-            }
-        if (plan->n_devices == MPB_MAX_DEVICES) {
-            mpb_cli_error("run", "--devices '%s': more than %d GPUs", text, MPB_MAX_DEVICES);
-            return false;
-        }
-        plan->devices[plan->n_devices++] = (int)d;
-        if (*end == '\0')
-            return true;
-        p = end + 1;
-    }
-}
-
-/* The hidden --worker ORDINAL,RUN_ID (src/devices.h). */
-static bool parse_worker(const char *text, struct mpb_plan *plan)
-{
-    char *end;
-    long d = strtol(text, &end, 10);
-    if (end == text || d < 0 || d > 1023 || *end != ',' || !end[1]) {
-        mpb_cli_error("run", "--worker '%s': internal option of run --devices (ORDINAL,RUN_ID)", text);
-        return false;
-    }
-    plan->worker_device = (int)d;
-    plan->worker_run_id = end + 1;
     return true;
 }
 
@@ -292,10 +247,10 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             plan->tags = grown;
             plan->tags[plan->n_tags++] = (char *)val;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--devices"))) {
-            if (!*val || !parse_devices(val, plan))
+            if (!*val || !mpb_pool_parse_devices("run", val, plan->devices, &plan->n_devices, &plan->devices_all))
                 return MPB_PARSE_ERROR;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--worker"))) {
-            if (!*val || !parse_worker(val, plan))
+            if (!*val || !mpb_pool_parse_worker("run", val, &plan->worker_device, &plan->worker_run_id))
                 return MPB_PARSE_ERROR;
         } else if (!strcmp(arg, "--resume")) {
             plan->resume = true;

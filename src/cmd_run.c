@@ -149,18 +149,9 @@ static bool run_one_case(const struct mpb_plan *plan, const struct mpb_runner *r
  * for good. */
 static int worker_loop(struct run_state *st, const struct mpb_runner *runner, const struct mpb_row_context *ctx)
 {
-    char line[64];
-    int handed = 0;
+    int handed = 0, i;
     bool io_failed = false;
-    while (!io_failed && fgets(line, sizeof line, stdin)) {
-        char *end;
-        long i = strtol(line, &end, 10);
-        if (end == line || i < 0 || i >= st->n_cases) {
-            mpb_cli_error("run", "--worker: case index '%.*s' out of range", (int)strcspn(line, "\n"), line);
-            return MPB_EXIT_RUNTIME;
-        }
-        if (mpb_devices_standin())
-            mpb_devices_standin_maybe_exit(st->plan.worker_device, ++handed);
+    while (!io_failed && (i = mpb_pool_next_unit("run", st->n_cases, st->plan.worker_device, &handed)) >= 0) {
         const struct mpb_case *c = &st->cases[i];
         struct case_outcome o;
         struct mpb_summary one = {0};
@@ -174,7 +165,7 @@ static int worker_loop(struct run_state *st, const struct mpb_runner *runner, co
             fclose(mem);
         }
         if (!mem || !one.n ||
-            !mpb_worker_send_row(stdout, (int)i, o.res.status, o.res.sticky, one.lines[0], record, record_len))
+            !mpb_worker_send_row(stdout, i, o.res.status, o.res.sticky, one.lines[0], record, record_len))
             io_failed = true;
         bool sticky = o.res.sticky;
         free(record);
@@ -183,7 +174,7 @@ static int worker_loop(struct run_state *st, const struct mpb_runner *runner, co
         if (sticky)
             return MPB_EXIT_RUNTIME;
     }
-    return io_failed ? MPB_EXIT_RUNTIME : MPB_EXIT_OK;
+    return io_failed || i == MPB_POOL_BAD ? MPB_EXIT_RUNTIME : MPB_EXIT_OK;
 }
 
 /* The sweep: every case of this shard not already in the CSV. */
@@ -233,19 +224,14 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     bool named_dry_run = plan->dry_run && plan->backend != MPB_BACKEND_AUTO;
     bool worker = plan->worker_device >= 0, devices = plan->n_devices > 0 || plan->devices_all;
     struct mpb_device_info standin_dev;
-    if (worker && !mpb_devices_standin()) {
-        st->env = mpb_cuda_open(plan->worker_device, why, sizeof why);
-        if (!st->env) {
-            mpb_cli_error("run", "GPU %d: %s", plan->worker_device, why);
+    if (worker) {
+        if (!mpb_pool_worker_open("run", plan->worker_device, &st->env, &standin_dev))
             return MPB_EXIT_NOTHING_RAN;
-        }
-    } else if (worker) {
-        mpb_devices_standin_info(plan->worker_device, &standin_dev);
     } else if (devices && !plan->dry_run) {
         /* the workers open the GPUs; the rows are theirs */
     } else if (!named_dry_run && !mpb_cli_open_backend("run", plan->backend, "running", &st->env, &exit_code))
         return exit_code;
-    bool cuda_rows = st->env || (devices && !mpb_devices_standin()) || (named_dry_run && plan->backend == MPB_BACKEND_CUDA);
+    bool cuda_rows = st->env || (devices && !mpb_pool_standin()) || (named_dry_run && plan->backend == MPB_BACKEND_CUDA);
     enum mpb_impl impl = cuda_rows ? MPB_IMPL_CUDA : MPB_IMPL_HOST;
     struct mpb_runner runner = {.impl = impl, .env = st->env, .keep_data = plan->ref != MPB_REF_NONE || plan->dump_dir,
                                 .ref_dd = plan->ref == MPB_REF_DD, .vs_native = plan->vs_native};
@@ -273,7 +259,7 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         join_tags(plan, tags, sizeof tags);
         struct mpb_row_context wctx = {.run_id = plan->worker_run_id, .dev = dev, .warmup = runner.warmup,
                                        .reps = runner.reps, .tags = tags, .ref = mpb_ref_name(plan->ref)};
-        if (!mpb_worker_send_device(stdout, dev))
+        if (!mpb_pool_send_device(stdout, dev))
             return MPB_EXIT_RUNTIME;
         return worker_loop(st, &runner, &wctx);
     }

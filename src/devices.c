@@ -1,134 +1,28 @@
-/* `mpbench run --devices` (devices.h): the parent's scheduler and the
- * worker protocol. */
+/* `mpbench run --devices` (devices.h): cases as the worker pool's units,
+ * their rows, the CSV put in expansion order. */
 #define _GNU_SOURCE
 #include "devices.h"
 
-#include <errno.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "cli.h"
 
-extern char **environ;
-
-struct worker {
-    int ordinal;
-    pid_t pid;
-    int to_fd;            /* its stdin; -1 once closed */
-    FILE *from;           /* its stdout */
-    bool alive, ready;
-    int in_flight;        /* case index it holds, -1 none */
-    int handed;           /* cases handed to it */
-    struct mpb_device_info dev;
+/* The reply of a case (worker_pool.h): this header, the summary line,
+ * the CSV record. */
+struct row_reply {
+    int status;
+    int sticky;
+    size_t summary_len;
 };
-
-bool mpb_devices_standin(void)
-{
-    const char *s = getenv("MPBENCH_DEVICES_STANDIN");
-    return s && atoi(s) > 0;
-}
-
-void mpb_devices_standin_info(int ordinal, struct mpb_device_info *dev)
-{
-    memset(dev, 0, sizeof *dev);
-    snprintf(dev->name, sizeof dev->name, "host stand-in %d", ordinal);
-    snprintf(dev->uuid, sizeof dev->uuid, "standin-%d", ordinal);
-}
-
-void mpb_devices_standin_maybe_exit(int ordinal, int cases_handed)
-{
-    const char *s = getenv("MPBENCH_DEVICES_STANDIN_EXIT");
-    int d, j;
-    if (s && sscanf(s, "%d:%d", &d, &j) == 2 && d == ordinal && j == cases_handed)
-        _exit(3);
-}
-
-bool mpb_worker_send_device(FILE *f, const struct mpb_device_info *dev)
-{
-    fprintf(f, "DEV %zu\n", sizeof *dev);
-    return fwrite(dev, sizeof *dev, 1, f) == 1 && fflush(f) == 0;
-}
 
 bool mpb_worker_send_row(FILE *f, int index, int status, bool sticky, const char *summary, const char *record,
                          size_t record_len)
 {
-    fprintf(f, "ROW %d %d %d %zu %zu\n", index, status, sticky ? 1 : 0, strlen(summary), record_len);
-    fputs(summary, f);
-    return fwrite(record, 1, record_len, f) == record_len && fflush(f) == 0;
-}
-
-/* The worker's arguments: the run's, less what only the parent does
- * (--devices, --csv, --resume, --shard, --progress), plus --worker. */
-static char **worker_argv(const struct mpb_devices_run *r, int ordinal, char *worker_arg, size_t len)
-{
-    static const char *const parent_only[] = {"--devices", "--csv", "--shard", "--progress", NULL};
-    char **v = calloc((size_t)r->argc + 6, sizeof *v);
-    if (!v)
-        return NULL;
-    int n = 0;
-    v[n++] = "mpbench";
-    for (int i = 0; i < r->argc; i++) {
-        const char *a = r->argv[i];
-        bool skip = !strcmp(a, "--resume");
-        for (int p = 0; parent_only[p] && !skip; p++) {
-            size_t l = strlen(parent_only[p]);
-            if (!strncmp(a, parent_only[p], l) && a[l] == '=')
-                skip = true;
-            else if (!strcmp(a, parent_only[p])) {
-                skip = true;
-                i++; /* its value */
-            }
-        }
-        if (!skip)
-            v[n++] = (char *)a;
-    }
-    snprintf(worker_arg, len, "%d,%s", ordinal, r->run_id);
-    v[n++] = "--worker";
-    v[n++] = worker_arg;
-    v[n++] = "--progress";
-    v[n++] = "never";
-    v[n] = NULL;
-    return v;
-}
-
-static bool start_worker(const struct mpb_devices_run *r, struct worker *w)
-{
-    int in[2], out[2];
-    char worker_arg[128];
-    if (pipe(in) != 0)
-        return false;
-    if (pipe(out) != 0) {
-        close(in[0]), close(in[1]);
-        return false;
-    }
-    char **argv = worker_argv(r, w->ordinal, worker_arg, sizeof worker_arg);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&fa, in[1]);
-    posix_spawn_file_actions_addclose(&fa, out[0]);
-    int err = argv ? posix_spawn(&w->pid, "/proc/self/exe", &fa, NULL, argv, environ) : ENOMEM;
-    posix_spawn_file_actions_destroy(&fa);
-    free(argv);
-    close(in[0]);
-    close(out[1]);
-    if (err) {
-        close(in[1]), close(out[0]);
-        errno = err;
-        return false;
-    }
-    w->to_fd = in[1];
-    w->from = fdopen(out[0], "r");
-    w->alive = w->from != NULL;
-    w->in_flight = -1;
-    return w->alive;
+    struct row_reply head = {status, sticky, strlen(summary)};
+    struct mpb_pool_part parts[] = {{&head, sizeof head}, {summary, head.summary_len}, {record, record_len}};
+    return mpb_pool_send_reply(f, index, parts, 3);
 }
 
 int mpb_sweep_pending(const struct mpb_plan *plan, const struct mpb_case *cases, int n_cases,
@@ -149,39 +43,25 @@ int mpb_sweep_pending(const struct mpb_plan *plan, const struct mpb_case *cases,
     return n;
 }
 
-/* Cases to run (positions in the cases array `arg`), longest (m n k)
- * first; ties in expansion order. */
-static int longest_first(const void *pa, const void *pb, void *arg)
-{
-    const struct mpb_case *cases = arg;
-    const struct mpb_case *a = &cases[*(const int *)pa], *b = &cases[*(const int *)pb];
-    double wa = (double)a->m * (double)a->n * (double)a->k, wb = (double)b->m * (double)b->n * (double)b->k;
-    if (wa != wb)
-        return wa > wb ? -1 : 1;
-    return a->index - b->index;
-}
+/* A sweep's pool state: the run, and what the rows so far add up to. */
+struct sweep_state {
+    struct mpb_devices_run *r;
+    int done, todo;
+    bool io_failed;
+};
 
-/* Hand the next case to a free worker, or close its stdin when none is left. */
-static void hand_next(struct worker *w, const int *queue, int n_queue, int *next)
+static double case_weight(void *ctx, int unit)
 {
-    if (*next < n_queue) {
-        char line[32];
-        int len = snprintf(line, sizeof line, "%d\n", queue[*next]);
-        if (write(w->to_fd, line, (size_t)len) == len) {
-            w->in_flight = queue[(*next)++];
-            w->handed++;
-            return;
-        }
-    }
-    close(w->to_fd);
-    w->to_fd = -1;
-    w->ready = false;
+    const struct mpb_case *c = &((struct sweep_state *)ctx)->r->cases[unit];
+    return (double)c->m * (double)c->n * (double)c->k;
 }
 
 /* The row of a case whose worker died holding it. */
-static bool write_lost_case(struct mpb_devices_run *r, const struct worker *w, int status)
+static void write_lost_case(void *ctx, const struct mpb_pool_worker *w, int unit, const char *why)
 {
-    const struct mpb_case *c = &r->cases[w->in_flight];
+    struct sweep_state *st = ctx;
+    struct mpb_devices_run *r = st->r;
+    const struct mpb_case *c = &r->cases[unit];
     struct mpb_result res = {.status = MPB_STATUS_ERROR, .tflops = NAN};
     res.time_ms.median = res.time_ms.min = res.time_ms.max = res.time_ms.noise_pct = NAN;
     res.max_abs_vs_native = NAN;
@@ -189,100 +69,58 @@ static bool write_lost_case(struct mpb_devices_run *r, const struct worker *w, i
     res.info.fallback = -1;
     for (int p = 0; p < MPB_PHASE_COUNT; p++)
         res.phase_ms[p] = NAN;
-    if (WIFSIGNALED(status))
-        snprintf(res.note, sizeof res.note, "the worker on GPU %d (%s) was killed by signal %d during this case",
-                 w->ordinal, w->dev.uuid, WTERMSIG(status));
-    else
-        snprintf(res.note, sizeof res.note, "the worker on GPU %d (%s) exited with status %d during this case",
-                 w->ordinal, w->dev.uuid, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-    struct mpb_row_context ctx = *r->ctx;
-    ctx.dev = &w->dev;
+    snprintf(res.note, sizeof res.note, "%s", why);
+    struct mpb_row_context row_ctx = *r->ctx;
+    row_ctx.dev = &w->dev;
     struct mpb_row row = {0};
-    mpb_case_row(&row, &ctx, c, &res, NULL);
-    bool ok = mpb_csv_write(r->csv, &row);
+    mpb_case_row(&row, &row_ctx, c, &res, NULL);
+    st->io_failed |= !mpb_csv_write(r->csv, &row);
     mpb_row_clear(&row);
     mpb_summary_add(r->summary, c, &res, NULL);
     r->meta->cases_run++;
     r->meta->status_counts[MPB_STATUS_ERROR]++;
+    st->done++;
     fprintf(stderr, "mpbench run: error: %s: %s\n", c->text, res.note);
-    return ok;
 }
 
-/* Read one message; false at EOF or on a malformed one. */
-static bool read_message(struct mpb_devices_run *r, struct worker *w, int *done, int todo, bool *io_failed)
+/* A case's row: to the CSV as it comes, its summary line, its counts. */
+static enum mpb_pool_reply take_row(void *ctx, const struct mpb_pool_worker *w, int unit, const char *payload,
+                                    size_t len)
 {
-    char head[160];
-    if (!fgets(head, sizeof head, w->from))
-        return false;
-    size_t dev_bytes;
-    int index, status, sticky;
-    size_t sum_len, rec_len;
-    if (sscanf(head, "DEV %zu", &dev_bytes) == 1) {
-        if (dev_bytes != sizeof w->dev || fread(&w->dev, sizeof w->dev, 1, w->from) != 1)
-            return false;
-        w->ready = true;
-        return true;
+    struct sweep_state *st = ctx;
+    struct mpb_devices_run *r = st->r;
+    struct row_reply head;
+    if (len < sizeof head)
+        return MPB_POOL_REPLY_BAD;
+    memcpy(&head, payload, sizeof head);
+    if (head.status < 0 || head.status > MPB_STATUS_SKIPPED || head.summary_len > 65536 ||
+        head.summary_len > len - sizeof head)
+        return MPB_POOL_REPLY_BAD;
+    char *sum = strndup(payload + sizeof head, head.summary_len);
+    if (!sum)
+        return MPB_POOL_REPLY_BAD;
+    const char *rec = payload + sizeof head + head.summary_len;
+    if (!mpb_csv_write_record(r->csv, rec, len - sizeof head - head.summary_len)) {
+        mpb_cli_error("run", "writing %s failed: %m", r->plan->csv_path);
+        st->io_failed = true;
     }
-    if (sscanf(head, "ROW %d %d %d %zu %zu", &index, &status, &sticky, &sum_len, &rec_len) != 5 ||
-        index != w->in_flight || status < 0 || status > MPB_STATUS_SKIPPED || sum_len > 65536 ||
-        rec_len > (1u << 24))
-        return false;
-    char *sum = malloc(sum_len + 1), *rec = malloc(rec_len + 1);
-    bool ok = sum && rec && fread(sum, 1, sum_len, w->from) == sum_len && fread(rec, 1, rec_len, w->from) == rec_len;
-    if (ok) {
-        sum[sum_len] = '\0';
-        if (!mpb_csv_write_record(r->csv, rec, rec_len)) {
-            mpb_cli_error("run", "writing %s failed: %m", r->plan->csv_path);
-            *io_failed = true;
-        }
-        mpb_summary_add_line(r->summary, sum);
-        r->meta->cases_run++;
-        r->meta->status_counts[status]++;
-        (*done)++;
-        /* a failed case's line on stderr is the worker's (run_one_case) */
-        if (r->show_progress) {
-            for (char *t = sum; *t; t++)
-                *t = *t == '\t' ? ' ' : *t;
-            fprintf(stderr, "[%d/%d] GPU %d: %s\n", *done, todo, w->ordinal, sum);
-        }
-        w->in_flight = -1;
-        if (sticky) { /* the worker's context is gone: it exits, the others go on */
-            fprintf(stderr, "mpbench run: GPU %d (%s) failed for good (see its row's note); its worker stops\n",
-                    w->ordinal, w->dev.uuid);
-            w->ready = false;
-        }
+    mpb_summary_add_line(r->summary, sum);
+    r->meta->cases_run++;
+    r->meta->status_counts[head.status]++;
+    st->done++;
+    /* a failed case's line on stderr is the worker's (run_one_case) */
+    if (r->show_progress) {
+        for (char *t = sum; *t; t++)
+            *t = *t == '\t' ? ' ' : *t;
+        fprintf(stderr, "[%d/%d] GPU %d: %s\n", st->done, st->todo, w->ordinal, sum);
     }
     free(sum);
-    free(rec);
-    return ok;
-}
-
-/* The ordinals to use: --devices all, or the list (each checked against
- * what is there). 0 with a message when none can be used. */
-static int resolve_devices(const struct mpb_plan *plan, int *ordinals)
-{
-    char why[256] = "";
-    const char *standin = getenv("MPBENCH_DEVICES_STANDIN");
-    int count = mpb_devices_standin() ? atoi(standin) : mpb_cuda_device_count(why, sizeof why);
-    if (count <= 0) {
-        mpb_cli_error("run", "--devices: %s", why);
-        return 0;
-    }
-    if (plan->devices_all) {
-        int n = count < MPB_MAX_DEVICES ? count : MPB_MAX_DEVICES;
-        for (int d = 0; d < n; d++)
-            ordinals[d] = d;
-        return n;
-    }
-    for (int i = 0; i < plan->n_devices; i++) {
-        if (plan->devices[i] >= count) {
-            mpb_cli_error("run", "--devices: there is no GPU %d (this node shows %d: 0..%d)", plan->devices[i], count,
-                          count - 1);
-            return 0;
-        }
-        ordinals[i] = plan->devices[i];
-    }
-    return plan->n_devices;
+    (void)unit;
+    if (!head.sticky)
+        return MPB_POOL_REPLY_DONE;
+    fprintf(stderr, "mpbench run: GPU %d (%s) failed for good (see its row's note); its worker stops\n",
+            w->ordinal, w->dev.uuid);
+    return MPB_POOL_REPLY_DONE_STOP;
 }
 
 /* Rank of a case_id in the expansion (for sorting the CSV), -1 when the
@@ -327,97 +165,37 @@ static bool sort_csv(const struct mpb_devices_run *r)
 
 int mpb_devices_sweep(struct mpb_devices_run *r, struct mpb_device_info *devices, bool *io_failed_out)
 {
+    static const char *const parent_only[] = {"--devices", "--csv", "--shard", "--progress", NULL};
+    static const char *const parent_flags[] = {"--resume", NULL};
     const struct mpb_plan *plan = r->plan;
     struct mpb_run_meta *m = r->meta;
-    int ordinals[MPB_MAX_DEVICES];
-    int n_workers = resolve_devices(plan, ordinals);
-    if (n_workers == 0)
-        return MPB_EXIT_NOTHING_RAN;
-    int *queue = malloc(sizeof *queue * (size_t)(r->n_cases ? r->n_cases : 1));
-    struct worker *workers = calloc((size_t)n_workers, sizeof *workers);
-    struct pollfd *fds = calloc((size_t)n_workers, sizeof *fds);
-    if (!queue || !workers || !fds) {
-        free(queue), free(workers), free(fds);
+    int *todo = malloc(sizeof *todo * (size_t)(r->n_cases ? r->n_cases : 1));
+    if (!todo) {
         mpb_cli_error("run", "out of memory for %d cases", r->n_cases);
         return MPB_EXIT_RUNTIME;
     }
-    int next = 0, done = 0;
-    int n_queue = mpb_sweep_pending(plan, r->cases, r->n_cases, r->csv, m, queue);
-    qsort_r(queue, (size_t)n_queue, sizeof *queue, longest_first, (void *)r->cases);
-    signal(SIGPIPE, SIG_IGN); /* a dead worker's stdin: write() fails instead */
-    int started = 0;
-    for (int w = 0; w < n_workers; w++) {
-        workers[w].ordinal = ordinals[w];
-        workers[w].to_fd = -1;
-        if (start_worker(r, &workers[w]))
-            started++;
-        else
-            mpb_cli_error("run", "--devices: cannot start the worker for GPU %d: %m", ordinals[w]);
-    }
-    fprintf(stderr, "mpbench run: %d cases over %d GPU worker%s (longest first)\n", n_queue, started,
-            started == 1 ? "" : "s");
-    bool io_failed = false;
-    int n_devices = 0;
-    for (;;) {
-        int n_fds = 0;
-        for (int w = 0; w < n_workers; w++)
-            if (workers[w].alive)
-                fds[n_fds++] = (struct pollfd){.fd = fileno(workers[w].from), .events = POLLIN};
-        if (n_fds == 0)
-            break;
-        if (poll(fds, (nfds_t)n_fds, -1) < 0) {
-            if (errno == EINTR)
-                continue;
-            mpb_cli_error("run", "--devices: poll: %m");
-            break;
-        }
-        for (int w = 0, f = 0; w < n_workers; w++) {
-            struct worker *wk = &workers[w];
-            if (!wk->alive)
-                continue;
-            short ev = fds[f++].revents;
-            if (!ev)
-                continue;
-            bool was_ready = wk->ready;
-            if (read_message(r, wk, &done, n_queue, &io_failed)) {
-                if (!was_ready && wk->ready && n_devices < MPB_MAX_DEVICES)
-                    devices[n_devices++] = wk->dev;
-                if (wk->ready)
-                    hand_next(wk, queue, n_queue, &next);
-                else if (wk->to_fd >= 0) {
-                    close(wk->to_fd);
-                    wk->to_fd = -1;
-                }
-                continue;
-            }
-            /* EOF or garbage: the worker is gone */
-            int status = 0;
-            fclose(wk->from);
-            if (wk->to_fd >= 0)
-                close(wk->to_fd);
-            waitpid(wk->pid, &status, 0);
-            wk->alive = false;
-            if (wk->in_flight >= 0) {
-                io_failed |= !write_lost_case(r, wk, status);
-                done++;
-            } else if (!(WIFEXITED(status) && WEXITSTATUS(status) == 0) && wk->handed == 0)
-                fprintf(stderr, "mpbench run: GPU %d: its worker stopped before the first case (status %d)\n",
-                        wk->ordinal, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        }
-    }
-    if (next < n_queue) {
+    struct sweep_state st = {.r = r};
+    st.todo = mpb_sweep_pending(plan, r->cases, r->n_cases, r->csv, m, todo);
+    struct mpb_pool pool = {.command = "run", .unit = "case", .argc = r->argc, .argv = r->argv,
+                            .parent_only = parent_only, .parent_flags = parent_flags, .run_id = r->run_id,
+                            .devices = plan->devices, .n_devices = plan->n_devices,
+                            .devices_all = plan->devices_all, .units = todo, .n_units = st.todo,
+                            .weight = case_weight, .on_reply = take_row, .on_lost = write_lost_case, .ctx = &st,
+                            .gpus = devices};
+    int exit_code = mpb_pool_run(&pool);
+    free(todo);
+    if (exit_code != MPB_EXIT_OK)
+        return exit_code;
+    if (pool.not_handed > 0) {
         m->interrupted = true;
         mpb_cli_error("run", "no GPU worker is left; %d cases were not run. The CSV keeps every row written; "
-                             "rerun with --resume to finish", n_queue - next);
+                             "rerun with --resume to finish", pool.not_handed);
     }
-    m->dev = n_devices ? &devices[0] : NULL;
+    m->dev = pool.n_gpus ? &devices[0] : NULL;
     m->devices = devices;
-    m->n_devices = n_devices;
+    m->n_devices = pool.n_gpus;
     if (!sort_csv(r))
-        io_failed = true;
-    free(queue);
-    free(workers);
-    free(fds);
-    *io_failed_out = io_failed;
+        st.io_failed = true;
+    *io_failed_out = st.io_failed;
     return MPB_EXIT_OK;
 }

@@ -1,25 +1,14 @@
 /* `mpbench run --devices`: one sweep over several GPUs of a node.
  *
  * The run (the parent) expands the plan, opens the CSV and its sidecar as
- * a one-GPU run does, and starts one worker per GPU: this same program,
- * `run` with the plan's own options plus the hidden `--worker
- * ORDINAL,RUN_ID`. Parent and worker speak over the worker's stdin and
- * stdout (text headers, then exact byte counts):
- *   worker -> parent  "DEV <bytes>\n" + struct mpb_device_info (the same
- *                     binary on both sides), once, after the GPU opened;
- *   parent -> worker  "<case index>\n" per case, EOF when none is left;
- *   worker -> parent  "ROW <index> <status> <sticky> <summary bytes> <row
- *                     bytes>\n" + the summary line + the CSV record.
- * The parent hands the longest cases (m n k) out first, to whichever
- * worker is free, writes each row to the CSV as it comes, and at the end
- * sorts the file into expansion order. A worker that dies (a lost GPU, a
- * crash) costs the case it held, which gets an `error` row naming the GPU;
- * a sticky CUDA error ends only that worker; the others go on.
- *
- * Tests without a GPU: MPBENCH_DEVICES_STANDIN=N makes N "GPUs" whose
- * workers run the host models (their rows: impl host, gpu_uuid
- * standin-ORDINAL); MPBENCH_DEVICES_STANDIN_EXIT=D:J makes stand-in D exit
- * without a word when handed its J-th case (tests/test_devices.sh). */
+ * a one-GPU run does, and starts one worker per GPU (worker_pool.h): `run`
+ * with the plan's own options plus the hidden `--worker ORDINAL,RUN_ID`.
+ * The unit of work is one case, handed out by its index, longest (m n k)
+ * first; a worker's reply is its status, whether the GPU failed for good,
+ * its summary line and its CSV record. The parent writes each row to the
+ * CSV as it comes, and at the end sorts the file into expansion order. A
+ * worker that dies costs the case it held, which gets an `error` row
+ * naming the GPU; a sticky CUDA error ends only that worker. */
 #ifndef MPB_DEVICES_H
 #define MPB_DEVICES_H
 
@@ -31,6 +20,7 @@
 #include "meta.h"
 #include "plan.h"
 #include "summary.h"
+#include "worker_pool.h"
 
 struct mpb_devices_run {
     const struct mpb_plan *plan;
@@ -58,13 +48,7 @@ int mpb_devices_sweep(struct mpb_devices_run *r, struct mpb_device_info *devices
 int mpb_sweep_pending(const struct mpb_plan *plan, const struct mpb_case *cases, int n_cases,
                       const struct mpb_csv *csv, struct mpb_run_meta *m, int *todo);
 
-/* Worker side: whether a stand-in replaces the GPU (MPBENCH_DEVICES_STANDIN),
- * the stand-in's device description, and the messages. */
-bool mpb_devices_standin(void);
-void mpb_devices_standin_info(int ordinal, struct mpb_device_info *dev);
-/* Exit at once if MPBENCH_DEVICES_STANDIN_EXIT names this stand-in and case. */
-void mpb_devices_standin_maybe_exit(int ordinal, int cases_handed);
-bool mpb_worker_send_device(FILE *f, const struct mpb_device_info *dev);
+/* Worker side: a case's reply. */
 bool mpb_worker_send_row(FILE *f, int index, int status, bool sticky, const char *summary, const char *record,
                          size_t record_len);
 
