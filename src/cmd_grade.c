@@ -14,7 +14,9 @@
 #include "cli.h"
 #include "csv.h"
 #include "grade.h"
+#include "grade_devices.h"
 #include "meta.h"
+#include "worker_pool.h"
 
 #define CMD "grade"
 #define MAX_SHAPES 64
@@ -33,6 +35,7 @@ static void help(void)
 "                     [--sizes VALUES] [--shapes MxNxK,...|none] [--seeds N] [--quick]\n"
 "                     [--backend auto|cuda|host] [--ref-samples N]\n"
 "                     [--csv FILE] [--cases-csv FILE] [--progress auto|always|never]\n"
+"                     [--devices all|LIST]\n"
 "\n"
 "Runs the Demmel battery (uniform, randn, phi 0.5/1/2/4, test1a, test1b, test2 with\n"
 "a sweep of b, test2r, test3, outer, inner, evil, special) at every shape and seed\n"
@@ -56,6 +59,10 @@ static void help(void)
 "  --csv FILE           the verdict table as CSV (README \"mpbench grade\")\n"
 "  --cases-csv FILE     every case as an mpbench run row (README \"CSV columns\")\n"
 "  --progress P         one line per case on stderr: auto (terminal), always, never\n"
+"  --devices all|LIST   spread the battery over GPUs: all of them, or ordinals such as\n"
+"                       0,2 (one worker process per GPU; a unit is one configuration\n"
+"                       at one shape, every seed; the largest first); the same rows,\n"
+"                       verdicts and table as one process, each row naming its GPU\n"
 "\n"
 "Exit: 0 ok; 1 a harness inconsistency (fixed-point yet A, Strassen-like yet A or\n"
 "B); 2 usage error; 3 runtime error; 77 nothing could run.");
@@ -73,7 +80,12 @@ struct grade_args {
     enum mpb_backend_choice backend;
     enum mpb_progress progress;
     const char *csv_path, *cases_path;
-    int argc;    /* the command line, for the sidecars */
+    int devices[MPB_MAX_DEVICES]; /* --devices (worker_pool.h) */
+    int n_devices;
+    bool devices_all;
+    int worker_device;            /* the hidden --worker ORDINAL,RUN_ID; -1 otherwise */
+    const char *worker_run_id;
+    int argc;    /* the command line, for the sidecars and the workers */
     char **argv;
 };
 
@@ -155,6 +167,10 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
         g->cases_path = val;
         return *val != '\0';
     }
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--devices")))
+        return *val && mpb_pool_parse_devices(CMD, val, g->devices, &g->n_devices, &g->devices_all);
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "--worker")))
+        return *val && mpb_pool_parse_worker(CMD, val, &g->worker_device, &g->worker_run_id);
     if (!strcmp(argv[*i], "--quick")) {
         g->quick = true;
         return true;
@@ -165,7 +181,7 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
 
 static enum mpb_parse_result parse_args(int argc, char **argv, struct grade_args *g)
 {
-    *g = (struct grade_args){.n_shapes = -1, .ref_samples = 4096, .argc = argc, .argv = argv};
+    *g = (struct grade_args){.n_shapes = -1, .ref_samples = 4096, .worker_device = -1, .argc = argc, .argv = argv};
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
             return MPB_PARSE_HELP;
@@ -176,6 +192,10 @@ static enum mpb_parse_result parse_args(int argc, char **argv, struct grade_args
         g->seeds = g->quick ? 1 : 3;
     if (g->n_schemes == 0) {
         mpb_cli_error(CMD, "no scheme: give -s SCHEME (mpbench list schemes)");
+        return MPB_PARSE_ERROR;
+    }
+    if ((g->n_devices > 0 || g->devices_all) && g->backend == MPB_BACKEND_HOST) {
+        mpb_cli_error(CMD, "--devices spreads the battery over GPUs: it does not go with --backend host");
         return MPB_PARSE_ERROR;
     }
     return MPB_PARSE_OK;
@@ -243,36 +263,32 @@ static int build_configs(const struct grade_args *g, struct mpb_grade_config *ou
 
 /* ---- per-case output: rows and progress ---- */
 
-/* "status: note (mpbench run <case>)" */
-#define FAILURE_LEN (sizeof ((struct mpb_result *)0)->note + sizeof ((struct mpb_case *)0)->text + 64)
-
 struct case_sink {
-    struct mpb_csv *csv;
+    struct mpb_csv *csv;      /* --cases-csv; NULL: none */
+    FILE *records;            /* a grade --devices worker: the unit's rows; NULL: none */
     const char *csv_path;
     bool io_failed;
     bool show;
     int done;
     struct mpb_row_context ctx;
-    char first_failure[FAILURE_LEN]; /* of the configuration being graded: status, note, case */
 };
 
 static void on_case(void *vctx, const struct mpb_case *c, const struct mpb_result *res,
                     const struct mpb_metrics *acc)
 {
     struct case_sink *k = vctx;
-    if (k->csv && !k->io_failed) {
+    if ((k->csv || k->records) && !k->io_failed) {
         struct mpb_row row = {0};
         mpb_case_row(&row, &k->ctx, c, res, acc);
-        if (!mpb_csv_write(k->csv, &row)) {
+        if (k->records) {
+            mpb_csv_format_row(k->records, &row);
+        } else if (!mpb_csv_write(k->csv, &row)) {
             mpb_cli_error(CMD, "writing %s failed: %m", k->csv_path);
             k->io_failed = true;
         }
         mpb_row_clear(&row);
     }
     k->done++;
-    if (res->status != MPB_STATUS_OK && !k->first_failure[0])
-        snprintf(k->first_failure, sizeof k->first_failure, "%s: %s (mpbench run %s)",
-                 mpb_status_name(res->status), res->note[0] ? res->note : "(no note)", c->text);
     if (!k->show)
         return;
     char gp[128];
@@ -388,8 +404,7 @@ static void fmt_ratio(char *buf, size_t len, double x)
         snprintf(buf, len, "%.3g", x);
 }
 
-static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_verdict *v,
-                        char (*first_failures)[FAILURE_LEN], int n)
+static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_verdict *v, int n)
 {
     printf("%-44s %-5s %-9s %-9s %-9s %-13s %-5s %-4s %-12s %-12s %-9s %s\n", "configuration", "grade",
            "rhoA/k", "rhoB/k", "rhoC/k^c", "test1", "test2", "b*", "test3", "special", "inner",
@@ -417,7 +432,7 @@ static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_ve
                (long long)v[i].cases_ok, (long long)v[i].cases_graded);
         if (v[i].cases_ok == 0)
             printf("  no case ran: %lld error, %lld not_supported; the first: %s\n", (long long)v[i].cases_error,
-                   (long long)v[i].cases_not_supported, first_failures[i]);
+                   (long long)v[i].cases_not_supported, v[i].first_failure);
         if (v[i].grade_note[0])
             printf("  grade: %s\n", v[i].grade_note);
         const struct mpb_grade_worst *worst[3] = {&v[i].rho_a, &v[i].rho_b, &v[i].rho_c};
@@ -453,34 +468,99 @@ static bool write_sidecars(const struct grade_args *g, const struct mpb_run_meta
     return true;
 }
 
+static struct mpb_runner grade_runner(struct mpb_cuda_env *env, bool cuda)
+{
+    return (struct mpb_runner){.impl = cuda ? MPB_IMPL_CUDA : MPB_IMPL_HOST, .env = env,
+                               .warmup = cuda ? 1 : 0, .reps = 1, .keep_data = true};
+}
+
+/* Where each configuration's verdict goes once it is settled. */
+struct verdict_out {
+    const struct mpb_grade_config *cfgs;
+    const struct mpb_verdict *verdicts;
+    const char *impl;
+    FILE *vf;             /* --csv; NULL: none */
+    const char *csv_path;
+    bool failed;          /* writing vf failed */
+};
+
+/* Configuration i is settled: what stderr says of it, its verdict CSV row;
+ * false when the row could not be written. */
+static bool verdict_done(void *ctx, int i)
+{
+    struct verdict_out *o = ctx;
+    const struct mpb_verdict *v = &o->verdicts[i];
+    char params[256];
+    config_params(&o->cfgs[i], params, sizeof params);
+    if (v->cases_ok == 0)
+        mpb_cli_error(CMD, "no case of %s %s ran (%lld error, %lld not_supported); the first: %s",
+                      o->cfgs[i].scheme->name, params, (long long)v->cases_error,
+                      (long long)v->cases_not_supported, v->first_failure);
+    if (v->inconsistency[0])
+        fprintf(stderr, "mpbench grade: HARNESS INCONSISTENCY [grade-inconsistent] %s %s: %s. The "
+                "grader or the reference is wrong; report it with the cases CSV\n",
+                o->cfgs[i].scheme->name, params, v->inconsistency);
+    if (!o->vf || o->failed)
+        return !o->failed;
+    verdict_csv_row(o->vf, &o->cfgs[i], o->impl, v);
+    if (fflush(o->vf) != 0) {
+        mpb_cli_error(CMD, "--csv %s: write failed: %m", o->csv_path);
+        o->failed = true;
+    }
+    return !o->failed;
+}
+
+/* Every configuration in this process, one after the other; how many were
+ * graded (all but after a failure to write), -1 when one could not run. */
+static int grade_here(const struct grade_args *g, const struct mpb_grade_options *opt, struct case_sink *sink,
+                      struct verdict_out *out, int n_cfgs, struct mpb_verdict *verdicts)
+{
+    char why[512];
+    int i;
+    for (i = 0; i < n_cfgs && !sink->io_failed && !out->failed; i++) {
+        char params[256];
+        config_params(&out->cfgs[i], params, sizeof params);
+        fprintf(stderr, "mpbench grade: %s %s (%d of %d): %d shapes x %ld seeds on %s\n",
+                out->cfgs[i].scheme->name, params, i + 1, n_cfgs, opt->n_shapes, g->seeds, out->impl);
+        if (!mpb_grade_run(&out->cfgs[i], opt, &verdicts[i], why, sizeof why)) {
+            mpb_cli_error(CMD, "%s", why);
+            return -1;
+        }
+        verdict_done(out, i);
+    }
+    return i;
+}
+
 static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const struct mpb_grade_config *cfgs,
                      int n_cfgs, struct mpb_verdict *verdicts)
 {
-    bool cuda = env != NULL;
+    bool devices = g->n_devices > 0 || g->devices_all;
+    bool cuda = env != NULL || (devices && !mpb_pool_standin());
     struct mpb_grade_shape shapes[MAX_SHAPES];
     int n_shapes = build_shapes(g, cuda, shapes);
-    struct mpb_runner runner = {.impl = cuda ? MPB_IMPL_CUDA : MPB_IMPL_HOST, .env = env,
-                                .warmup = cuda ? 1 : 0, .reps = 1, .keep_data = true};
+    struct mpb_runner runner = grade_runner(env, cuda);
     char run_id[48], why[512];
     mpb_make_run_id(run_id, sizeof run_id);
     struct case_sink sink = {.csv_path = g->cases_path,
                              .show = g->progress == MPB_PROGRESS_ALWAYS ||
                                      (g->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO)),
-                             .ctx = {.run_id = run_id, .dev = cuda ? mpb_cuda_device(env) : NULL,
+                             .ctx = {.run_id = run_id, .dev = env ? mpb_cuda_device(env) : NULL,
                                      .warmup = runner.warmup, .reps = runner.reps, .ref = "mpfr"}};
-    FILE *vf = NULL;
-    static char first_failures[MAX_CONFIGS][FAILURE_LEN];
-    int exit_code = MPB_EXIT_OK;
+    struct verdict_out out = {.cfgs = cfgs, .verdicts = verdicts, .impl = mpb_impl_name(runner.impl),
+                              .csv_path = g->csv_path};
+    static struct mpb_device_info gpus[MPB_MAX_DEVICES];
+    int exit_code = MPB_EXIT_OK, n_done = n_cfgs;
+    bool io_failed;
     if (g->cases_path && !(sink.csv = mpb_csv_open(g->cases_path, false, why, sizeof why))) {
         mpb_cli_error(CMD, "--cases-csv %s: %s", g->cases_path, why);
         return MPB_EXIT_USAGE;
     }
-    if (g->csv_path && !(vf = fopen(g->csv_path, "w"))) {
+    if (g->csv_path && !(out.vf = fopen(g->csv_path, "w"))) {
         mpb_cli_error(CMD, "--csv %s: cannot open it for writing: %m", g->csv_path);
         exit_code = MPB_EXIT_USAGE;
         goto done;
     }
-    if (vf && (fputs(verdict_columns, vf) < 0 || fflush(vf) != 0)) {
+    if (out.vf && (fputs(verdict_columns, out.vf) < 0 || fflush(out.vf) != 0)) {
         mpb_cli_error(CMD, "--csv %s: write failed: %m", g->csv_path);
         exit_code = MPB_EXIT_RUNTIME;
         goto done;
@@ -494,40 +574,31 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
         exit_code = MPB_EXIT_RUNTIME;
         goto done;
     }
-    struct mpb_grade_options opt = {.shapes = shapes, .n_shapes = n_shapes, .seeds = (int)g->seeds,
-                                    .ref_samples = g->ref_samples, .runner = &runner, .on_case = on_case,
-                                    .ctx = &sink};
-    for (int i = 0; i < n_cfgs && !sink.io_failed; i++) {
-        char params[256];
-        config_params(&cfgs[i], params, sizeof params);
-        fprintf(stderr, "mpbench grade: %s %s (%d of %d): %d shapes x %ld seeds on %s\n", cfgs[i].scheme->name,
-                params, i + 1, n_cfgs, n_shapes, g->seeds, mpb_impl_name(runner.impl));
-        sink.first_failure[0] = '\0';
-        if (!mpb_grade_run(&cfgs[i], &opt, &verdicts[i], why, sizeof why)) {
-            mpb_cli_error(CMD, "%s", why);
+    if (devices) {
+        struct mpb_grade_devices d = {.cfgs = cfgs, .n_cfgs = n_cfgs, .shapes = shapes, .n_shapes = n_shapes,
+                                      .seeds = (int)g->seeds, .argc = g->argc, .argv = g->argv, .run_id = run_id,
+                                      .devices = g->devices, .n_devices = g->n_devices,
+                                      .devices_all = g->devices_all, .cases_csv = sink.csv,
+                                      .cases_path = g->cases_path, .show_progress = sink.show,
+                                      .verdicts = verdicts, .on_config = verdict_done, .ctx = &out, .gpus = gpus};
+        if ((exit_code = mpb_grade_devices_run(&d)) != MPB_EXIT_OK)
+            goto done;
+        io_failed = d.io_failed;
+        meta.dev = d.n_gpus ? &gpus[0] : NULL;
+        meta.devices = gpus;
+        meta.n_devices = d.n_gpus;
+    } else {
+        struct mpb_grade_options opt = {.shapes = shapes, .n_shapes = n_shapes, .seeds = (int)g->seeds,
+                                        .ref_samples = g->ref_samples, .runner = &runner, .on_case = on_case,
+                                        .ctx = &sink};
+        if ((n_done = grade_here(g, &opt, &sink, &out, n_cfgs, verdicts)) < 0) {
             exit_code = MPB_EXIT_RUNTIME;
             goto done;
         }
-        snprintf(first_failures[i], sizeof first_failures[i], "%s", sink.first_failure);
-        if (verdicts[i].cases_ok == 0)
-            mpb_cli_error(CMD, "no case of %s %s ran (%lld error, %lld not_supported); the first: %s",
-                          cfgs[i].scheme->name, params, (long long)verdicts[i].cases_error,
-                          (long long)verdicts[i].cases_not_supported, sink.first_failure);
-        if (verdicts[i].inconsistency[0])
-            fprintf(stderr, "mpbench grade: HARNESS INCONSISTENCY [grade-inconsistent] %s %s: %s. The "
-                    "grader or the reference is wrong; report it with the cases CSV\n",
-                    cfgs[i].scheme->name, params, verdicts[i].inconsistency);
-        if (vf) {
-            verdict_csv_row(vf, &cfgs[i], mpb_impl_name(runner.impl), &verdicts[i]);
-            if (fflush(vf) != 0) {
-                mpb_cli_error(CMD, "--csv %s: write failed: %m", g->csv_path);
-                exit_code = MPB_EXIT_RUNTIME;
-                goto done;
-            }
-        }
+        io_failed = sink.io_failed || out.failed;
     }
-    print_table(cfgs, verdicts, first_failures, n_cfgs);
-    for (int i = 0; i < n_cfgs; i++)
+    print_table(cfgs, verdicts, n_done);
+    for (int i = 0; i < n_done; i++)
         meta.cases_run += (int)verdicts[i].cases;
     meta.cases_total = meta.cases_this_shard = meta.cases_run;
     mpb_utc_now(meta.finished_utc, sizeof meta.finished_utc);
@@ -535,13 +606,52 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
         exit_code = MPB_EXIT_RUNTIME;
         goto done;
     }
-    exit_code = sink.io_failed ? MPB_EXIT_RUNTIME : mpb_grade_exit_code(verdicts, n_cfgs);
+    exit_code = io_failed ? MPB_EXIT_RUNTIME : mpb_grade_exit_code(verdicts, n_done);
 done:
-    if (vf && fclose(vf) != 0 && exit_code == MPB_EXIT_OK)
+    if (out.vf && fclose(out.vf) != 0 && exit_code == MPB_EXIT_OK)
         exit_code = MPB_EXIT_RUNTIME;
     if (sink.csv && !mpb_csv_close(sink.csv) && exit_code == MPB_EXIT_OK)
         exit_code = MPB_EXIT_RUNTIME;
     return exit_code;
+}
+
+/* A grade --devices worker (grade_devices.h): the units the parent names on
+ * stdin, each answered with its partial verdict and rows, until stdin ends
+ * or the GPU fails for good. */
+static int grade_worker(const struct grade_args *g, const struct mpb_grade_config *cfgs, int n_cfgs)
+{
+    struct mpb_cuda_env *env;
+    struct mpb_device_info standin;
+    if (!mpb_pool_worker_open(CMD, g->worker_device, &env, &standin))
+        return MPB_EXIT_NOTHING_RAN;
+    struct mpb_grade_shape shapes[MAX_SHAPES];
+    int n_shapes = build_shapes(g, env != NULL, shapes), handed = 0, unit;
+    struct mpb_runner runner = grade_runner(env, env != NULL);
+    struct case_sink sink = {.ctx = {.run_id = g->worker_run_id, .dev = env ? mpb_cuda_device(env) : &standin,
+                                     .warmup = runner.warmup, .reps = runner.reps, .ref = "mpfr"}};
+    struct mpb_grade_options opt = {.n_shapes = 1, .seeds = (int)g->seeds, .ref_samples = g->ref_samples,
+                                    .runner = &runner, .on_case = on_case, .ctx = &sink};
+    static struct mpb_verdict v;
+    bool failed = !mpb_pool_send_device(stdout, sink.ctx.dev);
+    while (!failed && (unit = mpb_pool_next_unit(CMD, n_cfgs * n_shapes, g->worker_device, &handed)) >= 0) {
+        char *records = NULL, why[512];
+        size_t records_len = 0;
+        if (!(sink.records = open_memstream(&records, &records_len))) {
+            mpb_cli_error(CMD, "--worker: open_memstream: %m");
+            failed = true;
+            break;
+        }
+        opt.shapes = &shapes[unit % n_shapes];
+        if (!mpb_grade_run(&cfgs[unit / n_shapes], &opt, &v, why, sizeof why))
+            mpb_grade_unit_lost(&v, opt.shapes, opt.seeds, why);
+        bool sticky = env && mpb_cuda_is_sticky(env);
+        failed = fclose(sink.records) != 0 ||
+                 !mpb_grade_send_unit(stdout, unit, sticky, &v, records, records_len) || sticky;
+        free(records);
+    }
+    if (env)
+        mpb_cuda_close(env);
+    return failed || unit == MPB_POOL_BAD ? MPB_EXIT_RUNTIME : MPB_EXIT_OK;
 }
 
 static void free_args(struct grade_args *g)
@@ -569,6 +679,10 @@ int mpb_cmd_grade(int argc, char **argv)
         struct mpb_cuda_env *env = NULL;
         if (n_cfgs < 0)
             exit_code = MPB_EXIT_USAGE;
+        else if (g.worker_device >= 0)
+            exit_code = grade_worker(&g, cfgs, n_cfgs);
+        else if (g.n_devices > 0 || g.devices_all) /* the workers open the GPUs */
+            exit_code = grade_all(&g, NULL, cfgs, n_cfgs, verdicts);
         else if (mpb_cli_open_backend(CMD, g.backend, "grading", &env, &exit_code))
             exit_code = grade_all(&g, env, cfgs, n_cfgs, verdicts);
         if (env)

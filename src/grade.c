@@ -260,6 +260,12 @@ static bool run_one(struct grade_run *gr, enum item_role role, const struct mpb_
         }
     }
     mpb_verdict_add_status(gr->v, res.status);
+    if (res.status != MPB_STATUS_OK) {
+        char failure[MPB_GRADE_FAILURE_LEN];
+        snprintf(failure, sizeof failure, "%s: %s (mpbench run %s)", mpb_status_name(res.status),
+                 res.note[0] ? res.note : "(no note)", c->text);
+        mpb_verdict_add_failure(gr->v, failure);
+    }
     if (gr->opt->on_case)
         gr->opt->on_case(gr->opt->ctx, c, &res, measured ? &acc.metrics : NULL);
     if (measured)
@@ -323,6 +329,11 @@ static void test2_sweep(struct grade_run *gr, const struct mpb_generator *gen, c
             hi = mid;
     }
     mpb_verdict_add_b_star(gr->v, shape->k, lo >= 0 ? lo : MPB_BSTAR_NONE);
+}
+
+int mpb_grade_battery_cases(void)
+{
+    return BATTERY_SIZE;
 }
 
 bool mpb_grade_run(const struct mpb_grade_config *cfg, const struct mpb_grade_options *opt,

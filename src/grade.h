@@ -58,6 +58,9 @@ enum mpb_inner_class { MPB_INNER_UNKNOWN, MPB_INNER_INVARIANT, MPB_INNER_CHANGED
 #define MPB_BSTAR_NONE (-1)    /* even b = 0 fails */
 #define MPB_SLOPE_MAX_KS 64
 
+/* "status: note (mpbench run <case>)" of a case that did not run ok */
+#define MPB_GRADE_FAILURE_LEN (sizeof ((struct mpb_result *)0)->note + sizeof ((struct mpb_case *)0)->text + 64)
+
 /* The worst value of a normalised ratio and the case that produced it. */
 struct mpb_grade_worst {
     double value; /* -1: none seen */
@@ -69,6 +72,7 @@ struct mpb_verdict {
     char bound_grade;       /* the best grade whose bound held on every graded case */
     char grade_note[160];   /* why grade differs from bound_grade */
     int64_t cases, cases_ok, cases_graded, cases_error, cases_not_supported;
+    char first_failure[MPB_GRADE_FAILURE_LEN]; /* the first case that did not run ok, "" none */
     /* ρ_A/k, ρ_B/k, ρ_C/k^log2(12) (1/10 of each is the grade's bound) */
     struct mpb_grade_worst rho_a, rho_b, rho_c;
     int64_t test1_cases, test1_nonzero;     /* nonzero (or NaN) designated zeros */
@@ -101,9 +105,14 @@ struct mpb_verdict {
 bool mpb_grade_run(const struct mpb_grade_config *cfg, const struct mpb_grade_options *opt,
                    struct mpb_verdict *v, char *why, size_t why_len);
 
+/* Cases of the battery per shape and seed, not counting Test 2's b sweep. */
+int mpb_grade_battery_cases(void);
+
 /* Verdict building (grade_verdict.c). `where` is the canonical case string. */
 void mpb_verdict_init(struct mpb_verdict *v);
 void mpb_verdict_add_status(struct mpb_verdict *v, enum mpb_status s);
+/* A case that did not run ok, kept when it is the first. */
+void mpb_verdict_add_failure(struct mpb_verdict *v, const char *failure);
 void mpb_verdict_add_metrics(struct mpb_verdict *v, const char *where, int64_t k, const struct mpb_metrics *m);
 void mpb_verdict_add_test1(struct mpb_verdict *v, const char *where, int64_t nonzero);
 /* max_rel: max relative error of a Test 2 case (all entries are positive). */
@@ -114,7 +123,8 @@ void mpb_verdict_add_special(struct mpb_verdict *v, int64_t entries, int64_t nat
                              int64_t differs, int64_t finite_wrong);
 void mpb_verdict_add_inner(struct mpb_verdict *v, bool same_bits);
 /* A shape's battery that did not come back (its worker died): its `cases`
- * count as errors, `why` is kept for the warnings. */
+ * count as errors, `why` is kept for the warnings (and as the first
+ * failure when there is none). */
 void mpb_verdict_add_lost(struct mpb_verdict *v, int64_t cases, const char *why);
 /* Fold a partial verdict (mpb_grade_run over some of the shapes) into
  * dst, as if src's cases ran after dst's: merging the per-shape verdicts in

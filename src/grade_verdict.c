@@ -49,6 +49,12 @@ void mpb_verdict_add_status(struct mpb_verdict *v, enum mpb_status s)
     v->cases_not_supported += s == MPB_STATUS_NOT_SUPPORTED || s == MPB_STATUS_SKIPPED;
 }
 
+void mpb_verdict_add_failure(struct mpb_verdict *v, const char *failure)
+{
+    if (!v->first_failure[0])
+        snprintf(v->first_failure, sizeof v->first_failure, "%s", failure);
+}
+
 /* k^log2(12), written as 12^log2(k) like metrics.c's C bound. */
 static double strassen_growth(int64_t k)
 {
@@ -159,6 +165,7 @@ void mpb_verdict_add_lost(struct mpb_verdict *v, int64_t cases, const char *why)
     v->cases += cases;
     v->cases_error += cases;
     append(v->lost, sizeof v->lost, why);
+    mpb_verdict_add_failure(v, why);
 }
 
 /* Every accumulated field of `src` folded into `dst` as if its
@@ -173,6 +180,7 @@ void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src)
     dst->cases_graded += src->cases_graded;
     dst->cases_error += src->cases_error;
     dst->cases_not_supported += src->cases_not_supported;
+    mpb_verdict_add_failure(dst, src->first_failure);
     if (src->bound_grade != '-' && (dst->bound_grade == '-' || src->bound_grade > dst->bound_grade))
         dst->bound_grade = src->bound_grade;
     worst_update(&dst->rho_a, src->rho_a.value, src->rho_a.where);

@@ -69,6 +69,7 @@ static const char *verdict_difference(const struct mpb_verdict *a, const struct 
     SAME(cases_graded);
     SAME(cases_error);
     SAME(cases_not_supported);
+    SAME_TEXT(first_failure);
     SAME_WORST(rho_a);
     SAME_WORST(rho_b);
     SAME_WORST(rho_c);
