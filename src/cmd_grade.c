@@ -625,7 +625,7 @@ static int grade_worker(const struct grade_args *g, const struct mpb_grade_confi
     if (!mpb_pool_worker_open(CMD, g->worker_device, &env, &standin))
         return MPB_EXIT_NOTHING_RAN;
     struct mpb_grade_shape shapes[MAX_SHAPES];
-    int n_shapes = build_shapes(g, env != NULL, shapes), handed = 0, unit;
+    int n_shapes = build_shapes(g, env != NULL, shapes), handed = 0, unit = MPB_POOL_END;
     struct mpb_runner runner = grade_runner(env, env != NULL);
     struct case_sink sink = {.ctx = {.run_id = g->worker_run_id, .dev = env ? mpb_cuda_device(env) : &standin,
                                      .warmup = runner.warmup, .reps = runner.reps, .ref = "mpfr"}};

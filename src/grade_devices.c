@@ -59,7 +59,8 @@ static void take_in_order(struct grade_pool *gp)
     for (; gp->next < gp->n_units && gp->slots[gp->next].done; gp->next++) {
         struct unit_slot *slot = &gp->slots[gp->next];
         int cfg = gp->next / d->n_shapes, shape = gp->next % d->n_shapes;
-        if (d->cases_csv && !d->io_failed && !mpb_csv_write_record(d->cases_csv, slot->records, slot->records_len)) {
+        if (d->cases_csv && slot->records_len && !d->io_failed &&
+            !mpb_csv_write_record(d->cases_csv, slot->records, slot->records_len)) {
             mpb_cli_error("grade", "writing %s failed: %m", d->cases_path);
             d->io_failed = true;
         }
