@@ -5,6 +5,7 @@
  * addresses (coalesced). */
 #include "generators.h"
 
+#include "block_cyclic.h"
 #include "gen_element.h"
 #include "cuda_check.h"
 
@@ -29,6 +30,45 @@ __global__ void mpb_gen_fill_kernel(const struct mpb_gen_config cfg, enum mpb_op
     }
 }
 
+/* One process's blocks (block_cyclic.h): thread per local element, its
+ * global position found by the layout's index map. */
+__global__ void mpb_gen_fill_cyclic_kernel(const struct mpb_gen_config cfg, enum mpb_operand which,
+                                           const struct mpb_block_cyclic d, void *dst, int64_t rows,
+                                           int64_t total)
+{
+    int64_t stride = (int64_t)gridDim.x * blockDim.x;
+    for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
+        int64_t r = idx % rows, c = idx / rows;
+        mpb_gen_store(&cfg, dst, idx,
+                      mpb_gen_element(&cfg, which, mpb_bc_global_row(&d, r), mpb_bc_global_col(&d, c)));
+    }
+}
+
+/* Blocks of 256 threads, enough resident blocks to cover every SM several
+ * times over; more only repeats the per-thread setup. */
+static unsigned fill_blocks(struct mpb_cuda_env *env, int64_t total, int threads)
+{
+    const struct mpb_device_info *dev = mpb_cuda_device(env);
+    int64_t max_blocks = dev != NULL && dev->sm_count > 0 ? (int64_t)dev->sm_count * 64 : 8192;
+    int64_t blocks = (total + threads - 1) / threads;
+    return (unsigned)(blocks > max_blocks ? max_blocks : blocks);
+}
+
+enum mpb_status mpb_gen_fill_cuda_cyclic(struct mpb_cuda_env *env, const struct mpb_gen_config *cfg,
+                                         enum mpb_operand which, const struct mpb_block_cyclic *d,
+                                         void *dst)
+{
+    int64_t rows = mpb_bc_local_rows(d);
+    int64_t total = rows * mpb_bc_local_cols(d);
+    if (total <= 0)
+        return MPB_STATUS_OK;
+    const int threads = 256;
+    mpb_gen_fill_cyclic_kernel<<<fill_blocks(env, total, threads), threads, 0, mpb_stream(env)>>>(
+        *cfg, which, *d, dst, rows, total);
+    MPB_LAUNCH_CHECK(env);
+    return MPB_STATUS_OK;
+}
+
 enum mpb_status mpb_gen_fill_cuda(struct mpb_cuda_env *env, const struct mpb_gen_config *cfg,
                                   enum mpb_operand which, void *dst)
 {
@@ -37,15 +77,8 @@ enum mpb_status mpb_gen_fill_cuda(struct mpb_cuda_env *env, const struct mpb_gen
     if (total <= 0)
         return MPB_STATUS_OK;
     const int threads = 256;
-    /* Enough resident blocks to cover every SM several times over; more
-     * only repeats the per-thread setup. */
-    const struct mpb_device_info *dev = mpb_cuda_device(env);
-    int64_t max_blocks = dev != NULL && dev->sm_count > 0 ? (int64_t)dev->sm_count * 64 : 8192;
-    int64_t blocks = (total + threads - 1) / threads;
-    if (blocks > max_blocks)
-        blocks = max_blocks;
-    mpb_gen_fill_kernel<<<(unsigned)blocks, threads, 0, mpb_stream(env)>>>(*cfg, which, dst, rows,
-                                                                           total);
+    mpb_gen_fill_kernel<<<fill_blocks(env, total, threads), threads, 0, mpb_stream(env)>>>(
+        *cfg, which, dst, rows, total);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
 }

@@ -2,6 +2,7 @@
  * so both produce the same bits. */
 #include "generators.h"
 
+#include "block_cyclic.h"
 #include "gen_element.h"
 
 void mpb_gen_fill_host(const struct mpb_gen_config *cfg, enum mpb_operand which, void *dst)
@@ -10,4 +11,15 @@ void mpb_gen_fill_host(const struct mpb_gen_config *cfg, enum mpb_operand which,
     for (int64_t c = 0; c < cols; c++)
         for (int64_t r = 0; r < rows; r++)
             mpb_gen_store(cfg, dst, r + c * rows, mpb_gen_element(cfg, which, r, c));
+}
+
+void mpb_gen_fill_host_cyclic(const struct mpb_gen_config *cfg, enum mpb_operand which,
+                              const struct mpb_block_cyclic *d, void *dst)
+{
+    int64_t rows = mpb_bc_local_rows(d), cols = mpb_bc_local_cols(d);
+    for (int64_t c = 0; c < cols; c++) {
+        int64_t gc = mpb_bc_global_col(d, c);
+        for (int64_t r = 0; r < rows; r++)
+            mpb_gen_store(cfg, dst, r + c * rows, mpb_gen_element(cfg, which, mpb_bc_global_row(d, r), gc));
+    }
 }

@@ -50,6 +50,18 @@ struct mpb_cuda_env;
 enum mpb_status mpb_gen_fill_cuda(struct mpb_cuda_env *env, const struct mpb_gen_config *cfg,
                                   enum mpb_operand which, void *dst);
 
+/* Fill one process's blocks of A or B under the block-cyclic layout `d`
+ * (block_cyclic.h; d->rows and d->cols are the operand's shape): the local
+ * array, column-major with mpb_bc_local_rows(d) rows, holds the elements of
+ * the whole-matrix fill at their global positions, bit for bit, so a
+ * distributed GEMM sees the operands of a one-GPU run. */
+struct mpb_block_cyclic;
+void mpb_gen_fill_host_cyclic(const struct mpb_gen_config *cfg, enum mpb_operand which,
+                              const struct mpb_block_cyclic *d, void *dst);
+enum mpb_status mpb_gen_fill_cuda_cyclic(struct mpb_cuda_env *env, const struct mpb_gen_config *cfg,
+                                         enum mpb_operand which, const struct mpb_block_cyclic *d,
+                                         void *dst);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,5 +1,6 @@
 /* Device fills equal host fills bit for bit (every generator, both targets,
- * awkward and ~1000 sizes), and a 16384² phi fill takes < 50 ms (CUDA
+ * awkward and ~1000 sizes; whole operands and one part's blocks of a 2x3
+ * block-cyclic grid), and a 16384² phi fill takes < 50 ms (CUDA
  * events; the bound comes from the design: 268M elements in milliseconds).
  * Exits 77 without a GPU. */
 #include <cuda_runtime_api.h>
@@ -7,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "block_cyclic.h"
 #include "cuda_env.h"
 #include "generators.h"
 
@@ -34,31 +36,41 @@ static bool make_config(struct mpb_gen_config *cfg, const struct mpb_generator *
     return true;
 }
 
-/* Fill one operand on both sides and compare the bytes. */
+/* Fill one operand (part `part` of a 2x3 grid with blocks of 64, or the
+ * whole operand when part < 0) on both sides and compare the bytes. */
 static enum mpb_status compare_operand(struct mpb_cuda_env *env, const struct mpb_gen_config *cfg,
-                                       enum mpb_operand which, const char *desc)
+                                       enum mpb_operand which, int part, const char *desc)
 {
     int64_t rows = which == MPB_OPERAND_A ? cfg->m : cfg->k;
     int64_t cols = which == MPB_OPERAND_A ? cfg->k : cfg->n;
+    struct mpb_block_cyclic d = {.rows = rows, .cols = cols, .mb = 64, .nb = 64, .nprow = 2, .npcol = 3,
+                                 .prow = part % 2, .pcol = part / 2};
+    if (part >= 0) {
+        rows = mpb_bc_local_rows(&d);
+        cols = mpb_bc_local_cols(&d);
+    }
     size_t bytes = (size_t)(rows * cols) * mpb_target_size(cfg->target);
     void *host = malloc(bytes), *back = malloc(bytes), *dev = NULL;
     enum mpb_status st = mpb_cuda_alloc(env, &dev, bytes);
     if (st == MPB_STATUS_OK)
         st = mpb_cuda_memset(env, dev, 0xA5, bytes);
     if (st == MPB_STATUS_OK)
-        st = mpb_gen_fill_cuda(env, cfg, which, dev);
+        st = part < 0 ? mpb_gen_fill_cuda(env, cfg, which, dev) : mpb_gen_fill_cuda_cyclic(env, cfg, which, &d, dev);
     if (st == MPB_STATUS_OK)
         st = mpb_cuda_download(env, back, dev, bytes);
     if (st == MPB_STATUS_OK)
         st = mpb_cuda_sync(env);
     if (st == MPB_STATUS_OK) {
-        mpb_gen_fill_host(cfg, which, host);
+        if (part < 0)
+            mpb_gen_fill_host(cfg, which, host);
+        else
+            mpb_gen_fill_host_cyclic(cfg, which, &d, host);
         if (memcmp(host, back, bytes) != 0) {
             size_t first = 0;
             while (((const char *)host)[first] == ((const char *)back)[first])
                 first++;
-            printf("FAIL [%s] %s: device fill differs from host fill (first at element %zu)\n",
-                   desc, which == MPB_OPERAND_A ? "A" : "B",
+            printf("FAIL [%s] %s part %d: device fill differs from host fill (first at element %zu)\n",
+                   desc, which == MPB_OPERAND_A ? "A" : "B", part,
                    first / mpb_target_size(cfg->target));
             failures++;
         }
@@ -128,9 +140,11 @@ int main(void)
                          (long long)m, (long long)n, (long long)k);
                 if (!make_config(&cfg, gen, targets[ti], m, n, k, 3))
                     continue;
-                if (compare_operand(env, &cfg, MPB_OPERAND_A, desc) != MPB_STATUS_OK ||
-                    compare_operand(env, &cfg, MPB_OPERAND_B, desc) != MPB_STATUS_OK)
-                    goto done;
+                /* the whole operands; one part's blocks at the large shapes */
+                for (int part = -1; part < (m >= 1000 ? 6 : 0); part++)
+                    if (compare_operand(env, &cfg, MPB_OPERAND_A, part, desc) != MPB_STATUS_OK ||
+                        compare_operand(env, &cfg, MPB_OPERAND_B, part, desc) != MPB_STATUS_OK)
+                        goto done;
             }
     double ms;
     if (!time_phi(env, &ms)) {
