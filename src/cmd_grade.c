@@ -627,6 +627,7 @@ static int grade_worker(const struct grade_args *g, const struct mpb_grade_confi
     struct mpb_grade_shape shapes[MAX_SHAPES];
     int n_shapes = build_shapes(g, env != NULL, shapes), handed = 0, unit = MPB_POOL_END;
     struct mpb_runner runner = grade_runner(env, env != NULL);
+    runner.node_shared = true; /* the node's other GPUs are the other workers' */
     struct case_sink sink = {.ctx = {.run_id = g->worker_run_id, .dev = env ? mpb_cuda_device(env) : &standin,
                                      .warmup = runner.warmup, .reps = runner.reps, .ref = "mpfr"}};
     struct mpb_grade_options opt = {.n_shapes = 1, .seeds = (int)g->seeds, .ref_samples = g->ref_samples,

@@ -234,7 +234,8 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     bool cuda_rows = st->env || (devices && !mpb_pool_standin()) || (named_dry_run && plan->backend == MPB_BACKEND_CUDA);
     enum mpb_impl impl = cuda_rows ? MPB_IMPL_CUDA : MPB_IMPL_HOST;
     struct mpb_runner runner = {.impl = impl, .env = st->env, .keep_data = plan->ref != MPB_REF_NONE || plan->dump_dir,
-                                .ref_dd = plan->ref == MPB_REF_DD, .vs_native = plan->vs_native};
+                                .ref_dd = plan->ref == MPB_REF_DD, .vs_native = plan->vs_native,
+                                .node_shared = worker};
     runner.warmup = plan->warmup >= 0 ? plan->warmup : impl == MPB_IMPL_CUDA ? 3 : 0;
     runner.reps = plan->reps >= 0 ? plan->reps : impl == MPB_IMPL_CUDA ? 10 : 1;
     runner.warmup_ms = plan->warmup_ms;

@@ -70,6 +70,8 @@ int main(int argc, char **argv)
         return mpb_cmd_probe(argc - 1, argv + 1);
     if (!strcmp(cmd, "merge"))
         return mpb_cmd_merge(argc - 1, argv + 1);
+    if (!strcmp(cmd, "rank")) /* hidden: a part of a case over several GPUs (src/multi.h) */
+        return mpb_cmd_rank(argc - 1, argv + 1);
     if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
         return version(argc - 1, argv + 1);
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {

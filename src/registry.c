@@ -7,6 +7,7 @@
 
 #include "adp/adp.h"
 #include "cublas_emu/cublas_emu.h"
+#include "cublasmp/cublasmp.h"
 #include "fp32split/fp32split.h"
 #include "mixpert/mixpert.h"
 #include "native/native.h"
@@ -65,6 +66,23 @@ static const struct mpb_scheme cublas_bf16x9 = {
     .help = "cuBLAS FP32 emulation with 9 BF16 products (CUBLAS_COMPUTE_32F_EMULATED_16BFX9); "
             "not_supported below compute capability 10.0, where cuBLAS silently runs native FP32",
     .check = mpb_cublas_bf16x9_check, .cuda = &mpb_cublas_bf16x9_cuda, .bound = mpb_sgemm_bound,
+};
+
+/* Several GPUs for one GEMM (issue 19): cuBLASMp, optional at build time. */
+static const struct mpb_scheme mp_dgemm = {
+    .name = "mp_dgemm", .family = "cublasmp", .target = MPB_TARGET_FP64, .version = 1,
+    .help = "cuBLASMp native FP64 GEMM (cublasMpGemm) over `gpus` GPUs, 2-D block-cyclic; host "
+            "model: dgemm's on every part; needs a build with cuBLASMp on the GPU",
+    .params = mpb_mp_dgemm_params, .n_params = MPB_MP_DGEMM_N_PARAMS,
+    .check = mpb_mp_dgemm_check, .multi = &mpb_mp_dgemm_multi, .bound = mpb_dgemm_bound,
+};
+
+static const struct mpb_scheme mp_fp64emu = {
+    .name = "mp_fp64emu", .family = "cublasmp", .target = MPB_TARGET_FP64, .version = 1,
+    .help = "cuBLASMp FP64 fixed-point emulation (cuBLASMp >= 0.9) over `gpus` GPUs, 2-D "
+            "block-cyclic; slices = mantissa bits retained; needs a build with cuBLASMp",
+    .params = mpb_mp_fp64emu_params, .n_params = MPB_MP_FP64EMU_N_PARAMS,
+    .check = mpb_mp_fp64emu_check, .multi = &mpb_mp_fp64emu_multi, .bound = mpb_dgemm_bound,
 };
 
 static const struct mpb_scheme ozaki1_fp16 = {
@@ -222,6 +240,7 @@ const struct mpb_scheme *const mpb_schemes[] = {
     &adp,
     &egemm, &markidis, &refine_fp16, &tf32x3, &ape_bf16x3,
     &mixpert, &quantensor_int8,
+    &mp_dgemm, &mp_fp64emu,
 };
 const int mpb_n_schemes = (int)(sizeof mpb_schemes / sizeof mpb_schemes[0]);
 

@@ -10,6 +10,7 @@
 #include "accuracy.h"
 #include "hash.h"
 #include "mpb_size.h"
+#include "multi.h"
 #include "reference.h"
 #include "registry.h"
 
@@ -32,7 +33,7 @@ static void result_init(struct mpb_result *res)
     res->max_abs_vs_native = NAN;
 }
 
-static void summarise_output(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t)
+void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t)
 {
     size_t bytes = mpb_size_matrix(count, 1, mpb_target_size(t));
     res->out_hash = mpb_hash_words(c, bytes);
@@ -276,7 +277,7 @@ static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struc
     }
     if (res->status == MPB_STATUS_OK) {
         res->time_ms = mpb_timing_stats(times, r->reps);
-        summarise_output(res, out, c->m * c->n, g.target);
+        mpb_result_summarise(res, out, c->m * c->n, g.target);
         if (r->vs_native)
             vs_native_host(c, &g, res);
     } else if (!res->note[0]) {
@@ -400,7 +401,7 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     void *hc = NULL;
     if (!download_copy(r, res, &hc, out, c->m * c->n, g.target))
         goto done;
-    summarise_output(res, hc, c->m * c->n, g.target);
+    mpb_result_summarise(res, hc, c->m * c->n, g.target);
     if (r->vs_native && !vs_native_cuda(r, c, &g, hc, res)) {
         free(hc);
         goto done;
@@ -428,23 +429,32 @@ void mpb_run_case(const struct mpb_runner *r, const struct mpb_case *c, struct m
         return;
     }
     bool cuda = r->impl == MPB_IMPL_CUDA;
-    if (cuda ? !c->scheme->cuda : !c->scheme->run_host) {
+    const struct mpb_scheme_multi *multi = c->scheme->multi;
+    bool has_backend = multi ? (cuda ? multi->setup != NULL : multi->run_host != NULL)
+                             : (cuda ? c->scheme->cuda != NULL : c->scheme->run_host != NULL);
+    /* A scheme over several GPUs lacks its GPU side in a build without its
+     * library: its check() says so, naming what to do. */
+    struct mpb_gemm g = mpb_case_gemm(c);
+    char why[384];
+    if (has_backend || multi) {
+        if (c->scheme->check &&
+            !c->scheme->check(c->sp, &g, cuda ? mpb_cuda_device(r->env) : NULL, why, sizeof why)) {
+            res->status = MPB_STATUS_NOT_SUPPORTED;
+            snprintf(res->note, sizeof res->note, "%s", why);
+            return;
+        }
+    }
+    if (!has_backend) {
         res->status = MPB_STATUS_NOT_SUPPORTED;
         snprintf(res->note, sizeof res->note, "%s has no %s", c->scheme->name,
                  cuda ? "CUDA implementation" : "host model");
         return;
     }
-    struct mpb_gemm g = mpb_case_gemm(c);
-    char why[384];
-    if (c->scheme->check &&
-        !c->scheme->check(c->sp, &g, cuda ? mpb_cuda_device(r->env) : NULL, why, sizeof why)) {
-        res->status = MPB_STATUS_NOT_SUPPORTED;
-        snprintf(res->note, sizeof res->note, "%s", why);
+    if (multi)
+        mpb_run_multi(r, c, res);
+    else if (!fits(r, c, res))
         return;
-    }
-    if (!fits(r, c, res))
-        return;
-    if (cuda)
+    else if (cuda)
         run_cuda(r, c, res);
     else
         run_host(r, c, res);

@@ -17,6 +17,7 @@ struct mpb_runner {
     bool keep_data;           /* hand A, B and C back in host memory (selftest, reference) */
     bool ref_dd;              /* --ref dd follows (its buffers count in the memory a case needs) */
     bool vs_native;           /* --vs-native: also run the target's native GEMM on the same A, B */
+    bool node_shared;         /* a run --devices worker: the node's other GPUs are other workers' */
 };
 
 struct mpb_result {
@@ -36,6 +37,9 @@ struct mpb_result {
 
 void mpb_run_case(const struct mpb_runner *r, const struct mpb_case *c, struct mpb_result *res);
 void mpb_result_free(struct mpb_result *res);
+
+/* The output's summary (out_hash, nonfinite) from C on the host. */
+void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t);
 
 /* The problem of a case without data (for check()). */
 struct mpb_gemm mpb_case_gemm(const struct mpb_case *c);

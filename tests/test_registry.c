@@ -57,7 +57,9 @@ int main(void)
         CHECK(mpb_scheme_find(s->name) == s, "%s: name not unique", s->name);
         CHECK(s->family && *s->family && s->help && *s->help, "%s: family/help missing", s->name);
         CHECK(s->version >= 1, "%s: version %d", s->name, s->version);
-        CHECK(s->cuda || s->run_host, "%s: no backend", s->name);
+        CHECK(s->cuda || s->run_host || s->multi, "%s: no backend", s->name);
+        CHECK(!s->multi || (!s->cuda && !s->run_host && s->multi->layout && s->check),
+              "%s: a scheme over several GPUs has its backends in multi and a check()", s->name);
         CHECK(!s->cuda || (s->cuda->setup && s->cuda->run && s->cuda->teardown), "%s: incomplete CUDA ops",
               s->name);
         CHECK(s->bound != NULL, "%s: no error bound", s->name);

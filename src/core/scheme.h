@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "block_cyclic.h"
 #include "gemm.h"
 #include "param.h"
 #include "status.h"
@@ -43,6 +44,40 @@ struct mpb_scheme_cuda {
     void (*teardown)(struct mpb_cuda_env *env, void *state);
 };
 
+/* One process's part of a GEMM spread over several GPUs (src/multi.c):
+ * rank `rank` of `ranks` on an nprow×npcol grid, A (m×k), B (k×n) and C
+ * (m×n) block-cyclic with square blocks, its local arrays column-major
+ * with leading dimension = its local rows. */
+struct mpb_multi_part {
+    int rank, ranks;
+    int64_t m, n, k;
+    struct mpb_block_cyclic a, b, c;    /* this rank's view of each matrix */
+    const void *la, *lb;                /* local A and B (device memory; host on the host backend) */
+    void *lc;                           /* local C */
+    unsigned char comm_id[128];         /* the communicator's id, the same in every rank */
+    const void *whole_a, *whole_b;      /* host backend: every rank's blocks, in place (m×k, k×n) */
+};
+
+/* A scheme whose one GEMM spans several GPUs (kernels/cublasmp): one
+ * process per GPU, each running the same calls on its part, collectively.
+ * The program generates each part's blocks and gathers C (src/multi.c). */
+struct mpb_scheme_multi {
+    /* Processes (GPUs) a case spans, its grid and its block size. */
+    void (*layout)(const double *params, int *nprow, int *npcol, int64_t *block);
+    /* A fresh communicator id, made by rank 0 before the others start. */
+    enum mpb_status (*new_comm_id)(unsigned char id[128], char *why, size_t why_len);
+    /* Collective: every rank calls it with its part. */
+    enum mpb_status (*setup)(struct mpb_cuda_env *env, const struct mpb_multi_part *part,
+                             const double *params, void **state);
+    /* run (one collective GEMM on env's stream; g is unused), report and
+     * teardown of a set-up part; calls->setup is NULL. */
+    const struct mpb_scheme_cuda *calls;
+    /* Host model of one part: its local C from whole_a and whole_b, which
+     * hold every part's blocks. NULL: not_supported on the host. */
+    enum mpb_status (*run_host)(const struct mpb_multi_part *part, const double *params,
+                                struct mpb_scheme_info *info);
+};
+
 struct mpb_scheme {
     const char *name;
     const char *family;                   /* its folder under kernels/ */
@@ -56,6 +91,9 @@ struct mpb_scheme {
     bool (*check)(const double *params, const struct mpb_gemm *g,
                   const struct mpb_device_info *dev, char *why, size_t why_len);
     const struct mpb_scheme_cuda *cuda;   /* NULL: no CUDA backend */
+    /* Several GPUs for one GEMM; then cuda and run_host are NULL and the
+     * runner hands the case to src/multi.c. */
+    const struct mpb_scheme_multi *multi;
     /* Host model; NULL: not_supported on host. */
     enum mpb_status (*run_host)(const struct mpb_gemm *g, const double *params,
                                 struct mpb_scheme_info *info);
