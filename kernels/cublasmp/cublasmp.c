@@ -184,7 +184,6 @@ enum mpb_status mpb_mp_dgemm_setup(struct mpb_cuda_env *env, const struct mpb_mu
     return finish_setup(env, s, st, state);
 }
 
-#if CUBLASMP_VERSION >= 900
 static enum mpb_status emulation_settings(struct mpb_cuda_env *env, struct mp_state *s, const double *params)
 {
     static const cublasMpEmulationStrategy_t strategies[] = {
@@ -204,13 +203,11 @@ static enum mpb_status emulation_settings(struct mpb_cuda_env *env, struct mp_st
     MP_TRY(env, cublasMpSetFixedPointEmulationMantissaBitCountPointer(s->handle, s->bits));
     return MPB_STATUS_OK;
 }
-#endif
 
 enum mpb_status mpb_mp_fp64emu_setup(struct mpb_cuda_env *env, const struct mpb_multi_part *part,
                                      const double *params, void **state)
 {
     *state = NULL;
-#if CUBLASMP_VERSION >= 900
     struct mp_state *s;
     enum mpb_status st = setup_common(env, part, params, CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, &s);
     if (st == MPB_STATUS_OK)
@@ -218,11 +215,6 @@ enum mpb_status mpb_mp_fp64emu_setup(struct mpb_cuda_env *env, const struct mpb_
     if (!s)
         return st;
     return finish_setup(env, s, st, state);
-#else
-    (void)part;
-    (void)params;
-    return mpb_cuda_fail(env, "this cuBLASMp header has no FP64 emulation (0.9.0 or later)", __FILE__, __LINE__);
-#endif
 }
 
 static enum mpb_status mp_run(struct mpb_cuda_env *env, void *state, const struct mpb_gemm *g,
@@ -252,7 +244,6 @@ static enum mpb_status mp_report(struct mpb_cuda_env *env, void *state, struct m
         snprintf(info->settings, sizeof info->settings, "%s", common);
         return MPB_STATUS_OK;
     }
-#if CUBLASMP_VERSION >= 900
     cublasMpEmulationStrategy_t strategy;
     cudaEmulationMantissaControl_t control;
     int max_bits, bits;
@@ -272,7 +263,6 @@ static enum mpb_status mp_report(struct mpb_cuda_env *env, void *state, struct m
         snprintf(info->note, sizeof info->note, "cuBLASMp ran native FP64 (no mantissa bit count written)");
     else
         snprintf(info->note, sizeof info->note, "%d mantissa bits retained = %d INT8 slices", bits, (bits + 1 + 7) / 8);
-#endif
     return MPB_STATUS_OK;
 }
 
