@@ -177,8 +177,25 @@ static void part_failure(const struct part *p, struct part_status *st, const cha
     set_status(st, MPB_STATUS_ERROR, p->env && mpb_cuda_is_sticky(p->env), "%s", text);
 }
 
-/* Allocate and generate this part's blocks; on the host backend also put
- * them in the shared A and B. */
+/* A device block of this part into its places in a shared array. */
+static bool download_scatter(const struct part *p, const struct mpb_block_cyclic *d, const void *dev,
+                             void *whole, struct part_status *st)
+{
+    size_t bytes = bytes_of(mpb_bc_local_rows(d), mpb_bc_local_cols(d));
+    double *host = malloc(bytes ? bytes : 1);
+    bool ok = host != NULL;
+    if (!ok)
+        set_status(st, MPB_STATUS_ERROR, false, "%s", "out of host memory for a part's block");
+    else if (!(ok = mpb_cuda_download(p->env, host, dev, bytes) == MPB_STATUS_OK))
+        part_failure(p, st, "downloading the part's blocks");
+    else
+        scatter(d, host, whole);
+    free(host);
+    return ok;
+}
+
+/* Allocate and generate this part's blocks; put them in the shared A and B
+ * where there are such (the host backend, and a reference to follow). */
 static void part_prepare(const struct multi_job *job, struct part *p, const struct shared *sh,
                          struct part_status *st)
 {
@@ -197,6 +214,8 @@ static void part_prepare(const struct multi_job *job, struct part *p, const stru
             mpb_gen_fill_cuda_cyclic(p->env, &job->gen, MPB_OPERAND_B, &p->mp.b, p->lb) ||
             mpb_cuda_memset(p->env, p->lc, 0xff, p->lc_bytes) || mpb_cuda_sync(p->env))
             part_failure(p, st, "generating the part's blocks");
+        else if (sh->a && download_scatter(p, &p->mp.a, p->la, sh->a, st))
+            download_scatter(p, &p->mp.b, p->lb, sh->b, st);
         return;
     }
     mpb_gen_fill_host_cyclic(&job->gen, MPB_OPERAND_A, &p->mp.a, p->la);
@@ -254,16 +273,8 @@ static void part_execute(const struct multi_job *job, struct part *p, const stru
         return;
     }
     run_cuda_part(job, p, times, rep);
-    if (rep->st.status != MPB_STATUS_OK)
-        return;
-    double *host = malloc(p->lc_bytes ? p->lc_bytes : 1);
-    if (!host)
-        set_status(&rep->st, MPB_STATUS_ERROR, false, "%s", "out of host memory for the part's C");
-    else if (mpb_cuda_download(p->env, host, p->lc, p->lc_bytes) != MPB_STATUS_OK)
-        part_failure(p, &rep->st, "downloading the part's C");
-    else
-        scatter(&p->mp.c, host, sh->c);
-    free(host);
+    if (rep->st.status == MPB_STATUS_OK)
+        download_scatter(p, &p->mp.c, p->lc, sh->c, &rep->st);
 }
 
 static void part_free(struct part *p)
@@ -301,7 +312,7 @@ int mpb_cmd_rank(int argc, char **argv)
     job.scheme[sizeof job.scheme - 1] = '\0';
     struct part p = {.scheme = mpb_scheme_find(job.scheme)};
     struct part_report rep = {0};
-    struct shared sh;
+    struct shared sh = {0};
     char why[256] = "";
     double *times = calloc((size_t)job.reps + 1, sizeof *times);
     if (!p.scheme || !p.scheme->multi || job.reps < 0)
@@ -421,9 +432,9 @@ static bool multi_fits(const struct mpb_runner *r, const struct mpb_case *c, int
      * host backend each part's blocks and its rows and columns */
     size_t a = bytes_of(c->m, c->k), b = bytes_of(c->k, c->n), out = bytes_of(c->m, c->n);
     size_t ab = mpb_size_add(a, b), need = out;
-    if (r->keep_data)
-        need = mpb_size_add(need, mpb_size_add(ab, out));
-    if (r->impl == MPB_IMPL_HOST)
+    if (r->keep_data) /* shared A and B, and the copies the reference keeps */
+        need = mpb_size_add(need, mpb_size_add(mpb_size_mul(2, ab), out));
+    if (r->impl == MPB_IMPL_HOST) /* shared A and B; each part's blocks and its rows and columns */
         need = mpb_size_add(need, mpb_size_mul(3, mpb_size_add(ab, out)));
     size_t avail = mpb_host_memory_available();
     if (need > avail) {
@@ -458,11 +469,8 @@ static void combine(const struct mpb_case *c, int ranks, const struct part_repor
     }
 }
 
-/* A, B and C on the host for the reference: C copied from the shared
- * array; A and B from the shared arrays, or generated whole on the host
- * (the same bits as the parts' device fills). */
-static void keep_data(const struct mpb_case *c, const struct mpb_gen_config *cfg, const struct shared *sh,
-                      struct mpb_result *res)
+/* A, B and C on the host for the reference, from the shared arrays. */
+static void keep_data(const struct mpb_case *c, const struct shared *sh, struct mpb_result *res)
 {
     res->a = malloc(bytes_of(c->m, c->k) ? bytes_of(c->m, c->k) : 1);
     res->b = malloc(bytes_of(c->k, c->n) ? bytes_of(c->k, c->n) : 1);
@@ -473,13 +481,8 @@ static void keep_data(const struct mpb_case *c, const struct mpb_gen_config *cfg
         return;
     }
     memcpy(res->c, sh->c, sh->c_bytes);
-    if (sh->a) {
-        memcpy(res->a, sh->a, sh->a_bytes);
-        memcpy(res->b, sh->b, sh->b_bytes);
-    } else {
-        mpb_gen_fill_host(cfg, MPB_OPERAND_A, res->a);
-        mpb_gen_fill_host(cfg, MPB_OPERAND_B, res->b);
-    }
+    memcpy(res->a, sh->a, sh->a_bytes);
+    memcpy(res->b, sh->b, sh->b_bytes);
 }
 
 struct multi_run {
@@ -571,11 +574,12 @@ void mpb_run_multi(const struct mpb_runner *r, const struct mpb_case *c, struct 
         goto done;
     }
     job->fd_c = new_memfd("mpbench-c", bytes_of(c->m, c->n));
-    if (host) {
+    bool share_ab = host || r->keep_data;
+    if (share_ab) {
         job->fd_a = new_memfd("mpbench-a", bytes_of(c->m, c->k));
         job->fd_b = new_memfd("mpbench-b", bytes_of(c->k, c->n));
     }
-    if (job->fd_c < 0 || (host && (job->fd_a < 0 || job->fd_b < 0)) || !map_job(job, &mr.sh)) {
+    if (job->fd_c < 0 || (share_ab && (job->fd_a < 0 || job->fd_b < 0)) || !map_job(job, &mr.sh)) {
         fail_row(res, MPB_STATUS_ERROR, "cannot make the shared arrays: %s", strerror(errno));
         goto done;
     }
@@ -606,7 +610,7 @@ void mpb_run_multi(const struct mpb_runner *r, const struct mpb_case *c, struct 
             res->tflops = 2.0 * (double)c->m * (double)c->n * (double)c->k / (res->time_ms.median * 1e-3) / 1e12;
         mpb_result_summarise(res, mr.sh.c, c->m * c->n, MPB_TARGET_FP64);
         if (r->keep_data)
-            keep_data(c, &job->gen, &mr.sh, res);
+            keep_data(c, &mr.sh, res);
     }
 done:
     for (int i = 1; mr.children && i < ranks; i++)

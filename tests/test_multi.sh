@@ -4,7 +4,7 @@
 # blocks that leave parts empty, partial or whole, gives dgemm's output bits
 # on awkward shapes (its host model is dgemm's per entry, so any block
 # generated, gathered or placed wrong changes out_hash); the row names the
-# grid; bad grids and mp_fp64emu on the host are not_supported with their
+# grid; with the reference its errors are dgemm's; bad grids and mp_fp64emu on the host are not_supported with their
 # reason, and `mpbench rank` refuses a user.
 # Usage: test_multi.sh MPBENCH
 set -u
@@ -27,6 +27,15 @@ for grid in "gpus=1 -a prows=0" "gpus=2 -a prows=1,2" "gpus=3 -a prows=0" "gpus=
     results mp.csv | sort -u >mp.res
     cmp -s dgemm.res mp.res || fail "mp_dgemm -a $grid: rows differ from dgemm's: $(diff dgemm.res mp.res | head -5)"
 done
+
+# with the reference: the errors and grade are dgemm's (A, B and C kept from the parts' blocks)
+"$MPB" run -s dgemm -s mp_dgemm -a gpus=3 -a block=4 -g phi --m 33 --n 20 --k 17 --backend host --progress never \
+    --csv ref.csv >/dev/null 2>&1 || fail "dgemm and mp_dgemm with the reference exited $?"
+[ "$(wc -l <ref.csv)" -eq 3 ] || fail "the reference run has $(($(wc -l <ref.csv) - 1)) rows, expected 2"
+awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+         { print $c["err_fro"], $c["err_max_rel"], $c["grade"], $c["out_hash"] }' ref.csv | sort -u >ref.res
+[ "$(wc -l <ref.res)" -eq 1 ] || fail "mp_dgemm's errors differ from dgemm's: $(cat ref.res)"
+grep -q ',A,' ref.csv || fail "no grade A in the reference rows"
 
 # a part whose grid does not fit the parts, and the emulation on the host
 "$MPB" run -s mp_dgemm -a gpus=4 -a prows=3 -g randn --size 8 --backend host --csv bad.csv >/dev/null 2>&1
