@@ -33,7 +33,7 @@ done
     --csv ref.csv >/dev/null 2>&1 || fail "dgemm and mp_dgemm with the reference exited $?"
 [ "$(wc -l <ref.csv)" -eq 3 ] || fail "the reference run has $(($(wc -l <ref.csv) - 1)) rows, expected 2"
 awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-         { print $c["err_fro"], $c["err_max_rel"], $c["grade"], $c["out_hash"] }' ref.csv | sort -u >ref.res
+         { print $c["err_fro_rel"], $c["err_max_rel"], $c["grade"], $c["out_hash"] }' ref.csv | sort -u >ref.res
 [ "$(wc -l <ref.res)" -eq 1 ] || fail "mp_dgemm's errors differ from dgemm's: $(cat ref.res)"
 grep -q ',A,' ref.csv || fail "no grade A in the reference rows"
 
