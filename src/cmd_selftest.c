@@ -232,6 +232,15 @@ static void check_generators(struct mpb_cuda_env *env, struct tally *t)
     t->failed += bad;
 }
 
+/* A scheme over several GPUs (multi) is checked at its defaults: one GPU,
+ * one part; its GPU side may be missing from the build (then n/a). */
+static bool has_backend(const struct mpb_scheme *s, enum mpb_impl impl)
+{
+    if (impl == MPB_IMPL_CUDA)
+        return s->cuda != NULL || s->multi != NULL;
+    return s->run_host != NULL || (s->multi && s->multi->run_host);
+}
+
 static void check_scheme(const struct mpb_runner *r, const struct mpb_scheme *s, struct tally *t)
 {
     /* `special` at a rate that leaves about half the rows of A finite at
@@ -305,7 +314,7 @@ int mpb_cmd_selftest(int argc, char **argv)
     if (r.env)
         check_generators(r.env, &t);
     for (int i = 0; i < mpb_n_schemes; i++)
-        if (r.impl == MPB_IMPL_CUDA ? mpb_schemes[i]->cuda != NULL : mpb_schemes[i]->run_host != NULL)
+        if (has_backend(mpb_schemes[i], r.impl))
             check_scheme(&r, mpb_schemes[i], &t);
     printf("%d passed, %d failed, %d not supported here\n", t.passed, t.failed, t.unsupported);
     if (r.env)
