@@ -296,6 +296,20 @@ static bool write_all(FILE *f, const void *p, size_t bytes)
     return fwrite(p, 1, bytes, f) == bytes && fflush(f) == 0;
 }
 
+/* The parent's writes to a part: a part that died must not kill the run
+ * with SIGPIPE (the write fails instead, and the case says why), and the
+ * run's own disposition of SIGPIPE is left as it was. */
+static bool write_to_part(FILE *f, const void *p, size_t bytes)
+{
+    struct sigaction ignore = {.sa_handler = SIG_IGN}, old;
+    sigemptyset(&ignore.sa_mask);
+    if (sigaction(SIGPIPE, &ignore, &old) != 0)
+        return false;
+    bool ok = write_all(f, p, bytes);
+    sigaction(SIGPIPE, &old, NULL);
+    return ok;
+}
+
 static bool read_all(FILE *f, void *p, size_t bytes)
 {
     return fread(p, 1, bytes, f) == bytes;
@@ -323,6 +337,10 @@ int mpb_cmd_rank(int argc, char **argv)
         set_status(&rep.st, MPB_STATUS_ERROR, false, "%s", why);
     else
         part_prepare(&job, &p, &sh, &rep.st);
+    /* tests only (tests/test_multi.sh): this part dies before it is ready */
+    const char *die = getenv("MPBENCH_MULTI_PART_EXIT");
+    if (die && atoi(die) == job.rank)
+        _exit(3);
     char word[8] = "";
     bool go = write_all(stdout, &rep.st, sizeof rep.st) && fgets(word, sizeof word, stdin) &&
               !strcmp(word, "go\n") && rep.st.status == MPB_STATUS_OK;
@@ -376,7 +394,7 @@ static bool start_child(const struct multi_job *job, struct child *ch)
     }
     ch->to = fdopen(in[1], "w");
     ch->from = fdopen(out[0], "r");
-    return ch->to && ch->from && write_all(ch->to, job, sizeof *job);
+    return ch->to && ch->from && write_to_part(ch->to, job, sizeof *job);
 }
 
 /* Close the pipes and reap; true when the part exited 0. */
@@ -590,7 +608,7 @@ void mpb_run_multi(const struct mpb_runner *r, const struct mpb_case *c, struct 
     mr.p0.scheme = c->scheme;
     bool ready = start_parts(r, base, ranks, &mr, res);
     for (int i = 1; i < ranks; i++)
-        if (mr.children[i].to && (!write_all(mr.children[i].to, ready ? "go\n" : "stop\n", ready ? 3 : 5)))
+        if (mr.children[i].to && !write_to_part(mr.children[i].to, ready ? "go\n" : "stop\n", ready ? 3 : 5))
             ready = false;
     if (ready) {
         part_execute(job, &mr.p0, &mr.sh, mr.times[0], &mr.reports[0]);

@@ -15,7 +15,9 @@
  * once the part's operands are generated, then "go" or "stop" from the
  * parent, then the part's report and its times. The parent waits for every
  * part to be ready before any starts the collective calls, and takes each
- * timed call's time as the slowest part's. Untimed warm-up calls are
+ * timed call's time as the slowest part's. A part that dies costs only its
+ * case (an error row naming the part); MPBENCH_MULTI_PART_EXIT=R (tests
+ * only) makes part R exit before it is ready. Untimed warm-up calls are
  * counted, not timed (--warmup-ms does not apply), so that every part
  * makes the same collective calls. */
 #ifndef MPB_MULTI_H

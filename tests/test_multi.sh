@@ -4,7 +4,8 @@
 # blocks that leave parts empty, partial or whole, gives dgemm's output bits
 # on awkward shapes (its host model is dgemm's per entry, so any block
 # generated, gathered or placed wrong changes out_hash); the row names the
-# grid; with the reference its errors are dgemm's; bad grids and mp_fp64emu on the host are not_supported with their
+# grid; with the reference its errors are dgemm's; a part that dies costs
+# only its case; bad grids and mp_fp64emu on the host are not_supported with their
 # reason, and `mpbench rank` refuses a user.
 # Usage: test_multi.sh MPBENCH
 set -u
@@ -36,6 +37,15 @@ awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
          { print $c["err_fro_rel"], $c["err_max_rel"], $c["grade"], $c["out_hash"] }' ref.csv | sort -u >ref.res
 [ "$(wc -l <ref.res)" -eq 1 ] || fail "mp_dgemm's errors differ from dgemm's: $(cat ref.res)"
 grep -q ',A,' ref.csv || fail "no grade A in the reference rows"
+
+# a part that dies costs its case only: an error row naming it, the next case runs
+rc=0
+MPBENCH_MULTI_PART_EXIT=2 "$MPB" run -s mp_dgemm -a gpus=3,1 -g randn --size 16 --backend host --ref none \
+    --progress never --csv dead.csv >/dev/null 2>&1 || rc=$?
+[ $rc -eq 3 ] || fail "a dead part: exit $rc, expected 3"
+grep -q 'error,part 2 of 3: the part.s process ended before it was ready' dead.csv ||
+    fail "a dead part: no error row naming part 2: $(cat dead.csv)"
+[ "$(grep -c ',ok,' dead.csv)" -eq 1 ] || fail "a dead part: the one-part case did not run"
 
 # a part whose grid does not fit the parts, and the emulation on the host
 "$MPB" run -s mp_dgemm -a gpus=4 -a prows=3 -g randn --size 8 --backend host --csv bad.csv >/dev/null 2>&1
