@@ -52,14 +52,6 @@ static enum mpb_status mp_fail(struct mpb_cuda_env *env, const char *call, const
                            __LINE__);                                                              \
     } while (0)
 
-#define MP_CUDA_TRY(env, call)                                                                     \
-    do {                                                                                           \
-        cudaError_t cuda_st_ = (call);                                                             \
-        if (cuda_st_ != cudaSuccess)                                                               \
-            return mp_fail((env), #call, cudaGetErrorString(cuda_st_), (int)cuda_st_, __FILE__,   \
-                           __LINE__);                                                              \
-    } while (0)
-
 int mpb_mp_library_version(void)
 {
     int version = 0;
