@@ -11,7 +11,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "commands.h"
@@ -19,6 +18,7 @@
 #include "hash.h"
 #include "mpb_size.h"
 #include "registry.h"
+#include "stats.h"
 
 /* What the parent sends a part. */
 struct multi_job {
@@ -58,13 +58,6 @@ struct part {
     void *la, *lb, *lc;
     size_t la_bytes, lb_bytes, lc_bytes;
 };
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
 
 static void set_status(struct part_status *st, enum mpb_status status, bool sticky, const char *fmt, const char *text)
 {
@@ -234,9 +227,9 @@ static void run_host_part(const struct multi_job *job, struct part *p, double *t
     for (int i = 0; i < job->warmup && s == MPB_STATUS_OK; i++)
         s = ops->run_host(&p->mp, job->sp, &rep->info);
     for (int i = 0; i < job->reps && s == MPB_STATUS_OK; i++) {
-        double t0 = now_ms();
+        double t0 = mpb_now_ms();
         s = ops->run_host(&p->mp, job->sp, &rep->info);
-        times[i] = now_ms() - t0;
+        times[i] = mpb_now_ms() - t0;
     }
     if (s != MPB_STATUS_OK)
         set_status(&rep->st, s, false, "%s", rep->info.note);
@@ -464,24 +457,32 @@ static bool multi_fits(const struct mpb_runner *r, const struct mpb_case *c, int
     return true;
 }
 
-/* The parts' reports into the row: the first failure, else the times (the
- * slowest part's per call) and part 0's settings. */
-static void combine(const struct mpb_case *c, int ranks, const struct part_report *reps, double *const *times,
-                    int n_reps, struct mpb_result *res)
+/* The first part that failed, into the row; false when none did. */
+static bool first_failure(int ranks, const struct part_report *reps, struct mpb_result *res)
 {
     for (int i = 0; i < ranks; i++)
         if (reps[i].st.status != MPB_STATUS_OK) {
             res->status = reps[i].st.status;
             res->sticky = i == 0 && reps[i].st.sticky;
             snprintf(res->note, sizeof res->note, "part %d of %d: %.440s", i, ranks, reps[i].st.note);
-            return;
+            return true;
         }
+    return false;
+}
+
+/* The parts' reports into the row: the first failure, else the times (the
+ * slowest part's per call) and part 0's settings. */
+static void combine(int ranks, const struct part_report *reps, double *const *times, int n_reps,
+                    struct mpb_result *res)
+{
+    if (first_failure(ranks, reps, res))
+        return;
     for (int t = 0; t < n_reps; t++)
         for (int i = 1; i < ranks; i++)
             times[0][t] = fmax(times[0][t], times[i][t]);
     res->info = reps[0].info;
     res->time_ms = mpb_timing_stats(times[0], n_reps);
-    if (c->scheme->multi && res->info.settings[0] && ranks > 1) {
+    if (res->info.settings[0] && ranks > 1) {
         size_t len = strlen(res->info.settings);
         snprintf(res->info.settings + len, sizeof res->info.settings - len, " ranks=%d", ranks);
     }
@@ -556,16 +557,10 @@ static bool start_parts(const struct mpb_runner *r, int base, int ranks, struct 
     mr->p0.env = r->env;
     mr->job.ordinal = base;
     part_prepare(&mr->job, &mr->p0, &mr->sh, &mr->reports[0].st);
-    bool ready = mr->reports[0].st.status == MPB_STATUS_OK;
     for (int i = 1; i < ranks; i++)
         if (!read_all(mr->children[i].from, &mr->reports[i].st, sizeof mr->reports[i].st))
             set_status(&mr->reports[i].st, MPB_STATUS_ERROR, false, "%s", "the part's process ended before it was ready");
-    for (int i = 0; i < ranks; i++)
-        if (mr->reports[i].st.status != MPB_STATUS_OK) {
-            combine(NULL, ranks, mr->reports, mr->times, 0, res);
-            return false;
-        }
-    return ready;
+    return !first_failure(ranks, mr->reports, res);
 }
 
 void mpb_run_multi(const struct mpb_runner *r, const struct mpb_case *c, struct mpb_result *res)
@@ -621,7 +616,7 @@ void mpb_run_multi(const struct mpb_runner *r, const struct mpb_case *c, struct 
         for (int i = 1; i < ranks; i++)
             if (!end_child(&mr.children[i], others_stuck) && mr.reports[i].st.status == MPB_STATUS_OK)
                 set_status(&mr.reports[i].st, MPB_STATUS_ERROR, false, "%s", "the part's process failed on exit");
-        combine(c, ranks, mr.reports, mr.times, r->reps, res);
+        combine(ranks, mr.reports, mr.times, r->reps, res);
     }
     if (res->status == MPB_STATUS_OK) {
         if (!host)

@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "accuracy.h"
@@ -13,6 +12,7 @@
 #include "multi.h"
 #include "reference.h"
 #include "registry.h"
+#include "stats.h"
 
 struct mpb_gemm mpb_case_gemm(const struct mpb_case *c)
 {
@@ -43,13 +43,6 @@ void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, 
         res->nonfinite += !isfinite(x);
     }
     res->have_output = true;
-}
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }
 
 /* ---- the memory a case needs ------------------------------------------ */
@@ -266,14 +259,14 @@ static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struc
         snprintf(res->note, sizeof res->note, "out of host memory");
         goto done;
     }
-    double w0 = now_ms();
-    for (int i = 0; (i < r->warmup || now_ms() - w0 < r->warmup_ms) && res->status == MPB_STATUS_OK;
+    double w0 = mpb_now_ms();
+    for (int i = 0; (i < r->warmup || mpb_now_ms() - w0 < r->warmup_ms) && res->status == MPB_STATUS_OK;
          i++)
         res->status = c->scheme->run_host(&g, c->sp, &res->info);
     for (int i = 0; i < r->reps && res->status == MPB_STATUS_OK; i++) {
-        double t0 = now_ms();
+        double t0 = mpb_now_ms();
         res->status = c->scheme->run_host(&g, c->sp, &res->info);
-        times[i] = now_ms() - t0;
+        times[i] = mpb_now_ms() - t0;
     }
     if (res->status == MPB_STATUS_OK) {
         res->time_ms = mpb_timing_stats(times, r->reps);

@@ -2,6 +2,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <time.h>
 
 static int compare_doubles(const void *a, const void *b)
 {
@@ -35,4 +36,11 @@ struct mpb_timing_stats mpb_timing_stats(double *x, int n)
         }
     }
     return s;
+}
+
+double mpb_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
 }

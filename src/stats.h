@@ -15,5 +15,7 @@ struct mpb_timing_stats {
 struct mpb_timing_stats mpb_timing_stats(double *x, int n);
 /* Sorts x; NaN-free input. Halves before adding so huge values cannot overflow. */
 double mpb_median(double *x, int64_t n);
+/* Milliseconds on the monotonic clock (host-side timing). */
+double mpb_now_ms(void);
 
 #endif

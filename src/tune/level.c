@@ -8,7 +8,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mpb_size.h"
 #include "stats.h"
@@ -77,13 +76,6 @@ int mpb_tune_levels_expand(const struct mpb_selection *sel, int n_sel, struct mp
     return n;
 }
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
-}
-
 static enum mpb_status gemm_host(const struct mpb_tune_level *level, struct mpb_gemm *g, double *time_ms,
                                  char *why, size_t why_len)
 {
@@ -92,10 +84,10 @@ static enum mpb_status gemm_host(const struct mpb_tune_level *level, struct mpb_
         snprintf(why, why_len, "%s has no host model", level->name);
         return MPB_STATUS_NOT_SUPPORTED;
     }
-    double t0 = now_ms();
+    double t0 = mpb_now_ms();
     enum mpb_status st = level->scheme->run_host(g, level->params, &info);
     if (time_ms)
-        *time_ms = now_ms() - t0;
+        *time_ms = mpb_now_ms() - t0;
     if (st != MPB_STATUS_OK)
         snprintf(why, why_len, "%s: %s", level->name, info.note[0] ? info.note : mpb_status_name(st));
     return st;
