@@ -78,6 +78,9 @@ bool mpb_pool_worker_open(const char *cmd, int ordinal, struct mpb_cuda_env **en
         memset(standin, 0, sizeof *standin);
         snprintf(standin->name, sizeof standin->name, "host stand-in %d", ordinal);
         snprintf(standin->uuid, sizeof standin->uuid, "standin-%d", ordinal);
+        const char *slow = getenv("MPBENCH_DEVICES_STANDIN_SLOW");
+        if (slow && atoi(slow) == ordinal)
+            sleep(1);
         return true;
     }
     *env = mpb_cuda_open(ordinal, why, sizeof why);
@@ -234,7 +237,7 @@ static bool read_message(struct mpb_pool *p, struct mpb_pool_worker *w)
     if (sscanf(head, "DEV %zu", &bytes) == 1) {
         if (bytes != sizeof w->dev || fread(&w->dev, sizeof w->dev, 1, w->from) != 1)
             return false;
-        w->ready = true;
+        w->ready = w->opened = true;
         return true;
     }
     if (sscanf(head, "RES %d %zu", &unit, &bytes) != 2 || unit != w->in_flight || bytes > MAX_PAYLOAD)
@@ -305,11 +308,23 @@ static void bury_worker(struct mpb_pool *p, struct mpb_pool_worker *w)
     }
 }
 
-/* The workers' messages until every worker has ended. */
+/* Is a worker still opening its GPU (alive, no DEV yet)? */
+static bool any_opening(const struct mpb_pool_worker *workers, int n_workers)
+{
+    for (int w = 0; w < n_workers; w++)
+        if (workers[w].alive && !workers[w].opened)
+            return true;
+    return false;
+}
+
+/* The workers' messages until every worker has ended. No unit goes out
+ * before every worker has opened its GPU or ended, so that the heaviest
+ * units start together and a worker slow to open is not left idle. */
 static void serve(struct mpb_pool *p, struct mpb_pool_worker *workers, int n_workers, struct pollfd *fds,
                   const struct weighted_unit *queue)
 {
     int next = 0;
+    bool handing = false;
     for (;;) {
         int n_fds = 0;
         for (int w = 0; w < n_workers; w++)
@@ -334,12 +349,18 @@ static void serve(struct mpb_pool *p, struct mpb_pool_worker *workers, int n_wor
             }
             if (!was_ready && wk->ready && p->n_gpus < MPB_MAX_DEVICES)
                 p->gpus[p->n_gpus++] = wk->dev;
-            if (wk->ready)
+            if (wk->ready && handing)
                 hand_next(wk, queue, p->n_units, &next);
-            else if (wk->to_fd >= 0) {
+            else if (!wk->ready && wk->to_fd >= 0) {
                 close(wk->to_fd);
                 wk->to_fd = -1;
             }
+        }
+        if (!handing && !any_opening(workers, n_workers)) {
+            handing = true;
+            for (int w = 0; w < n_workers; w++)
+                if (workers[w].alive && workers[w].ready)
+                    hand_next(&workers[w], queue, p->n_units, &next);
         }
     }
     p->not_handed = p->n_units - next;

@@ -9,15 +9,18 @@
  *                     binary on both sides), once, after the GPU opened;
  *   parent -> worker  "<unit>\n" per unit of work, EOF when none is left;
  *   worker -> parent  "RES <unit> <bytes>\n" + the command's reply.
- * The parent hands the heaviest units out first, to whichever worker is
- * free. A worker that dies (a lost GPU, a crash) costs the unit it held,
- * which the command is told of; the others go on.
+ * Once every worker has opened its GPU (or ended), the parent hands the
+ * heaviest units out first, to whichever worker is free: every worker
+ * starts with one of the heaviest, whatever the order in which they opened.
+ * A worker that dies (a lost GPU, a crash) costs the unit it held, which
+ * the command is told of; the others go on.
  *
  * Tests without a GPU: MPBENCH_DEVICES_STANDIN=N makes N "GPUs" whose
  * workers run the host models (their rows: impl host, gpu_uuid
  * standin-ORDINAL); MPBENCH_DEVICES_STANDIN_EXIT=D:J makes stand-in D exit
- * without a word when handed its J-th unit (tests/test_devices.sh,
- * tests/test_grade_devices.sh). */
+ * without a word when handed its J-th unit, and
+ * MPBENCH_DEVICES_STANDIN_SLOW=D makes stand-in D take a second to open
+ * (tests/test_devices.sh, tests/test_grade_devices.sh). */
 #ifndef MPB_WORKER_POOL_H
 #define MPB_WORKER_POOL_H
 
@@ -35,6 +38,7 @@ struct mpb_pool_worker {
     int to_fd;            /* its stdin; -1 once closed */
     FILE *from;           /* its stdout */
     bool alive, ready;
+    bool opened;          /* it said DEV: its GPU is open */
     int in_flight;        /* the unit it holds, -1 none */
     int handed;           /* units handed to it */
     struct mpb_device_info dev;
