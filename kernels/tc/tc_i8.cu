@@ -3,18 +3,19 @@
  *
  * Tile: 128 x 256 outputs, k in blocks of 128 bytes. Per 128-byte k-block a
  * consumer warpgroup issues four m64n256k32 wgmma (64 rows each), which
- * read 2 KB of A and 8 KB of B from shared memory per 512K MACs: 40 bytes
- * per cycle at the tensor cores' 2048 INT8 MACs per cycle, a third of
- * shared memory's 128. The tile reads (128 + 256) bytes from L2 per
- * 2·128·256 operations (170 per byte): 9.4 TB/s at 1600 TOP/s, most of
- * what L2 delivers (results/h200/ncu: the FP16 engine moved 7.8 TB/s at
- * 58% of L2's peak). A 2-CTA cluster (`cluster=2`) computes two row tiles
- * that share a column tile: each CTA loads half of B's tile and multicasts
- * it to both, 256 operations per L2 byte. The accumulator (128 INT32 per
+ * read 2 KB of A and 8 KB of B from shared memory per 512K MACs: 80 bytes
+ * per cycle at the tensor cores' 4096 INT8 MACs per cycle and multiprocessor
+ * (1979 TOP/s at 1.83 GHz), of shared memory's 128. The tile reads
+ * (128 + 256) bytes from L2 per 2·128·256 operations (170 per byte): 9 TB/s
+ * at 1550 TOP/s, which the H200 delivers at 78% of L2's peak (its profile:
+ * results/h200/int8-engine). A 2-CTA cluster (`cluster=2`) computes two row
+ * tiles that share a column tile: each CTA loads half of B's tile and
+ * multicasts it to both, 256 operations per L2 byte, at the price of the
+ * two CTAs' pipelines waiting on each other. The accumulator (128 INT32 per
  * consumer thread) rules out a wider tile; 128 x 128 would read 1.5x the
- * bytes per operation. A stage is 48 KB: four stages (16 wgmma of work,
- * about 8000 tensor-core cycles, several TMA latencies) and the epilogue's
- * 32 KB fill the 227 KB a CTA may have.
+ * bytes per operation. A stage is 48 KB: four stages (16 wgmma, about 2000
+ * tensor-core cycles, past a TMA latency) and the epilogue's 32 KB fill the
+ * 227 KB a CTA may have.
  *
  * Warpgroup 0 is the producer (one thread issues the TMA loads of A's and
  * B's tiles into a ring of stages, each with a "full" barrier counting
@@ -33,11 +34,12 @@
  * Epilogue: each consumer warpgroup writes its 64 x 256 accumulators into a
  * 16 KB shared buffer in the swizzled layout the TMA store reads (no bank
  * conflicts) and one thread stores it with the bulk tensor copy, which
- * clips rows past m and columns past n; the warpgroup then goes on to its
- * next tile's MMAs while the store drains. INT32 C goes out in 32-column
- * chunks through two 8 KB halves of the buffer; residues (tc_i8_mod) in one
- * 64-row x 256-column box. Rows past m and values past k are zeros in
- * shared memory (TMA fills them), so edge tiles need no other care. */
+ * clips columns past n and rows past the last whole 16 bytes of a column
+ * (tma_rows; the rest of the rows go out as plain stores); the warpgroup
+ * then goes on to its next tile's MMAs while the store drains. INT32 C goes
+ * out in 32-column chunks through two 8 KB halves of the buffer; residues
+ * (tc_i8_mod) in one 64-row x 256-column box. Rows past m and values past k
+ * are zeros in shared memory (TMA fills them). */
 #include "tc/tc_i8.h"
 
 #include <cuda.h>
@@ -64,9 +66,20 @@ constexpr int I32_BOX_ROWS = 32;            /* 128 bytes: the 128-byte swizzle's
 
 struct i8_params {
     CUtensorMap a[TC_I8_MAX_GEMMS], b[TC_I8_MAX_GEMMS], c[TC_I8_MAX_GEMMS];
+    void *c_ptr[TC_I8_MAX_GEMMS];           /* C again, for the rows the TMA store leaves (tma_rows) */
     struct tc_i8_modp modp[TC_I8_MAX_GEMMS]; /* p = 0: INT32 C */
+    long long ldc;
     int n_gemms, m, n, k_blocks, stages, tiles_m, tiles_n;
 };
+
+/* Rows of C that the TMA store writes: m down to whole 16-byte units. The
+ * H200 stores the last partial unit of a column whole (seen: rows m..
+ * 16-byte boundary overwritten with the zero rows' results), so C's map
+ * ends there and the rows after it go out as plain stores (store_edge). */
+__host__ __device__ int tma_rows(int m, int elem_bytes)
+{
+    return m & ~(16 / elem_bytes - 1);
+}
 
 /* Units of work: tiles, or with a cluster pairs of row tiles (rank r of the
  * cluster takes row tile 2·u + r, one past the last when tiles_m is odd). */
@@ -154,7 +167,7 @@ template <bool MC> __device__ void release(uint64_t *empty, int s, uint32_t rank
  * reading (all stores, at a tile's first chunk, which may follow a tile of
  * residues). */
 __device__ void store_i32(const CUtensorMap *map, const int32_t (&acc)[BN / 2], unsigned char *buf, int row0,
-                          int col0, int m, int n, int half)
+                          int col0, int m16, int n, int half)
 {
     const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
     const bool leader = threadIdx.x % 128 == 0;
@@ -182,9 +195,9 @@ __device__ void store_i32(const CUtensorMap *map, const int32_t (&acc)[BN / 2], 
                 }
         tc_fence_proxy_async();
         tc_named_sync(1 + half, 128);
-        if (leader && col0 + c * I32_CHUNK < n) { /* boxes wholly outside C are not issued */
+        if (leader && col0 + c * I32_CHUNK < n && row0 < m16) { /* boxes wholly outside the map are not issued */
             tc_tma_store_2d(map, b, row0, col0 + c * I32_CHUNK);
-            if (row0 + I32_BOX_ROWS < m)
+            if (row0 + I32_BOX_ROWS < m16)
                 tc_tma_store_2d(map, b + I32_BOX_ROWS * I32_CHUNK * 4, row0 + I32_BOX_ROWS, col0 + c * I32_CHUNK);
         }
         if (leader)
@@ -196,7 +209,7 @@ __device__ void store_i32(const CUtensorMap *map, const int32_t (&acc)[BN / 2], 
  * r/16 sits at (r/16) ^ ((c/2)%4) (the 64-byte swizzle): conflict-free as
  * above. */
 __device__ void store_mod(const CUtensorMap *map, const int32_t (&acc)[BN / 2], struct tc_i8_modp k,
-                          unsigned char *buf, int row0, int col0, int half)
+                          unsigned char *buf, int row0, int col0, int m16, int half)
 {
     const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
     const bool leader = threadIdx.x % 128 == 0;
@@ -217,9 +230,34 @@ __device__ void store_mod(const CUtensorMap *map, const int32_t (&acc)[BN / 2], 
     tc_fence_proxy_async();
     tc_named_sync(1 + half, 128);
     if (leader) {
-        tc_tma_store_2d(map, b, row0, col0);
+        if (row0 < m16)
+            tc_tma_store_2d(map, b, row0, col0);
         tc_bulk_commit();
     }
+}
+
+/* Rows lo..m-1 of the warpgroup's 64 (those past the map's tma_rows), with
+ * plain stores: at most 15 rows of a column, in the tiles holding row m-1. */
+template <bool MOD>
+__device__ void store_edge(void *c, long long ldc, const int32_t (&acc)[BN / 2], struct tc_i8_modp k, int row0,
+                           int col0, int lo, int m, int n)
+{
+    const int w = (threadIdx.x % 128) / 32, l = threadIdx.x % 32;
+#pragma unroll
+    for (int j = 0; j < BN / 8; j++)
+#pragma unroll
+        for (int h = 0; h < 2; h++)
+#pragma unroll
+            for (int e = 0; e < 2; e++) {
+                const int r = row0 + 16 * w + l / 4 + 8 * h, col = col0 + 8 * j + 2 * (l % 4) + e;
+                if (r >= lo && r < m && col < n) {
+                    const long long at = (long long)col * ldc + r;
+                    if (MOD)
+                        ((uint8_t *)c)[at] = tc_i8_mod(acc[4 * j + 2 * h + e], k);
+                    else
+                        ((int32_t *)c)[at] = acc[4 * j + 2 * h + e];
+                }
+            }
 }
 
 /* A consumer warpgroup: rows 64·half .. 64·half + 63 of each of its tiles.
@@ -262,10 +300,18 @@ __device__ void consume(const i8_params &p, unsigned char *smem, uint64_t *full,
         const int row0 = tm * BM + half * 64;
         if (row0 >= p.m) /* the rows of a cluster's row tile past the last, or past m */
             continue;
-        if (p.modp[g].p)
-            store_mod(&p.c[g], acc, p.modp[g], buf, row0, tn * BN, half);
+        const bool mod = p.modp[g].p != 0;
+        const int m16 = tma_rows(p.m, mod ? 1 : 4);
+        if (mod)
+            store_mod(&p.c[g], acc, p.modp[g], buf, row0, tn * BN, m16, half);
         else
-            store_i32(&p.c[g], acc, buf, row0, tn * BN, p.m, p.n, half);
+            store_i32(&p.c[g], acc, buf, row0, tn * BN, m16, p.n, half);
+        if (row0 + 64 > m16) {
+            if (mod)
+                store_edge<true>(p.c_ptr[g], p.ldc, acc, p.modp[g], row0, tn * BN, m16, p.m, p.n);
+            else
+                store_edge<false>(p.c_ptr[g], p.ldc, acc, p.modp[g], row0, tn * BN, m16, p.m, p.n);
+        }
     }
     if (threadIdx.x % 128 == 0)
         tc_bulk_wait_all();
@@ -384,10 +430,14 @@ bool encode_gemm(i8_params *p, int g, const struct tc_i8_args *a, int cluster, c
                        CU_TENSOR_MAP_SWIZZLE_128B, what, why, why_len))
         return false;
     snprintf(what, sizeof what, "C of product %d", g);
+    p->c_ptr[g] = x->c;
+    const int m16 = tma_rows((int)a->m, x->mod ? 1 : 4);
+    if (!m16) /* every row goes out through store_edge */
+        return true;
     if (x->mod)
-        return tc_encode_map(&p->c[g], CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, x->c, a->m, a->n, a->ldc, 64, BN,
+        return tc_encode_map(&p->c[g], CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, x->c, m16, a->n, a->ldc, 64, BN,
                              CU_TENSOR_MAP_SWIZZLE_64B, what, why, why_len);
-    return tc_encode_map(&p->c[g], CU_TENSOR_MAP_DATA_TYPE_INT32, 4, x->c, a->m, a->n, a->ldc, I32_BOX_ROWS,
+    return tc_encode_map(&p->c[g], CU_TENSOR_MAP_DATA_TYPE_INT32, 4, x->c, m16, a->n, a->ldc, I32_BOX_ROWS,
                          I32_CHUNK, CU_TENSOR_MAP_SWIZZLE_128B, what, why, why_len);
 }
 
@@ -442,14 +492,15 @@ extern "C" int tc_i8_plan_create(const struct tc_i8_args *a, struct tc_i8_plan *
     }
     i8_params *p = &plan->params;
     p->n_gemms = a->n_gemms;
+    p->ldc = a->ldc;
     p->m = (int)a->m;
     p->n = (int)a->n;
     p->k_blocks = (int)((a->k + BK - 1) / BK);
     p->tiles_m = (int)((a->m + BM - 1) / BM);
     p->tiles_n = (int)((a->n + BN - 1) / BN);
     p->stages = stages_for(a->max_stages);
-    /* Two CTAs share B's tile when there are two row tiles to pair. */
-    plan->cluster = a->cluster ? a->cluster : p->tiles_m > 1 ? 2 : 1;
+    /* cluster=2 ran slower on the H200 (results/h200/int8-engine): one CTA per tile by default. */
+    plan->cluster = a->cluster ? a->cluster : 1;
     plan->kernel = plan->cluster > 1 ? tc_i8_kernel<true> : tc_i8_kernel<false>;
     plan->smem_bytes = p->stages * STAGE_BYTES + 2 * EPI_BYTES + 1024;
     for (int g = 0; g < a->n_gemms; g++) {

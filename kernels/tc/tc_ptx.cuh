@@ -145,12 +145,15 @@ __device__ static inline void tc_cluster_sync(void)
     asm volatile("barrier.cluster.arrive.release;\n\tbarrier.cluster.wait.acquire;" ::: "memory");
 }
 
-/* Arrive on the barrier at `bar`'s offset in the shared memory of cluster CTA `rank`. */
+/* Arrive on the barrier at `bar`'s offset in the shared memory of cluster
+ * CTA `rank`. Release at CTA scope only: the arrival says that this CTA's
+ * MMAs are done reading, nothing the peer reads was written (a cluster-scope
+ * release costs a MEMBAR.ALL.GPU per stage: the first H200 profile). */
 __device__ static inline void tc_bar_arrive_cluster(uint64_t *bar, uint32_t rank)
 {
     asm volatile("{\n\t.reg .b32 remote;\n\t"
                  "mapa.shared::cluster.u32 remote, %0, %1;\n\t"
-                 "mbarrier.arrive.release.cluster.shared::cluster.b64 _, [remote];\n\t}" ::"r"(tc_smem_addr(bar)),
+                 "mbarrier.arrive.shared::cluster.b64 _, [remote];\n\t}" ::"r"(tc_smem_addr(bar)),
                  "r"(rank)
                  : "memory");
 }

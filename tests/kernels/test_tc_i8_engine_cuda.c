@@ -5,8 +5,9 @@
  * and with the 2-CTA cluster, with the deepest pipeline and with two stages;
  * a batch with more tiles than the grid has CTAs (the persistent loop
  * crosses products); -128 and 127 everywhere with k past 2^31 / 128^2 (the
- * sums wrap at 2^32). C's padding rows (ldc > m) are poisoned with the
- * host's buffers and compared too: nothing is written outside C. Exits 77
+ * sums wrap at 2^32); junk in the operands' rows past k. C's padding rows
+ * (ldc > m) are poisoned with the host's buffers and compared too: nothing
+ * is written outside C. Exits 77
  * without an sm_90 GPU. `--quick`: the shapes up to 300 only (for
  * compute-sanitizer). */
 #include <stdbool.h>
@@ -20,7 +21,9 @@
 #include "rng.h"
 #include "tc/tc_engine_host.h"
 
-enum fill { FILL_RANDOM, FILL_EXTREME };
+/* FILL_JUNK_PAD: random values, and the bytes of each row past k (ld > k)
+ * set to 0x5A: the engine must read no value past k. */
+enum fill { FILL_RANDOM, FILL_EXTREME, FILL_JUNK_PAD };
 
 struct shape {
     int64_t m, n, k;
@@ -64,11 +67,11 @@ static bool make_batch(struct mpb_cuda_env *env, const struct shape *s, struct b
         x->host.gemms[g] = (struct tc_i8_gemm){.a = a, .b = b, .c = c, .mod = g % 2 ? mods[g / 2 % 7] : 0};
         ok = a && b && c;
         for (int64_t i = 0; ok && i < s->m; i++)
-            for (int64_t l = 0; l < s->k; l++)
-                a[i * ld + l] = value(s->fill, g, true);
+            for (int64_t l = 0; l < ld; l++)
+                a[i * ld + l] = l < s->k ? value(s->fill, g, true) : s->fill == FILL_JUNK_PAD ? 0x5A : 0;
         for (int64_t j = 0; ok && j < s->n; j++)
-            for (int64_t l = 0; l < s->k; l++)
-                b[j * ld + l] = value(s->fill, g, false);
+            for (int64_t l = 0; l < ld; l++)
+                b[j * ld + l] = l < s->k ? value(s->fill, g, false) : s->fill == FILL_JUNK_PAD ? 0x5A : 0;
         if (ok)
             memset(c, 0xA5, x->c_bytes);
         ok = ok && !mpb_cuda_alloc(env, &da, x->a_bytes) && !mpb_cuda_alloc(env, &db, x->b_bytes) &&
@@ -154,7 +157,7 @@ int main(int argc, char **argv)
         {127, 127, 127, 4, FILL_RANDOM},  {1, 300, 77, 2, FILL_RANDOM},      {300, 1, 200, 2, FILL_RANDOM},
         {200, 300, 77, 3, FILL_RANDOM},   {129, 257, 1000, 5, FILL_RANDOM},  {257, 513, 129, 3, FILL_RANDOM},
         {1000, 1000, 1000, 2, FILL_RANDOM}, {300, 600, 200, 20, FILL_RANDOM}, {5, 3, 132200, 4, FILL_EXTREME},
-        {256, 512, 1000, 4, FILL_EXTREME},
+        {256, 512, 1000, 4, FILL_EXTREME},    {33, 65, 77, 2, FILL_JUNK_PAD},
     };
     static const struct config configs[] = {{1, 0}, {2, 0}, {1, 2}, {2, 2}};
     int cases = 0, failed = 0;
