@@ -7,15 +7,15 @@
  * per cycle at the tensor cores' 4096 INT8 MACs per cycle and multiprocessor
  * (1979 TOP/s at 1.83 GHz), of shared memory's 128. The tile reads
  * (128 + 256) bytes from L2 per 2·128·256 operations (170 per byte): 9 TB/s
- * at 1550 TOP/s, which the H200 delivers at 78% of L2's peak (its profile:
+ * at 1500 TOP/s, which the H200 delivers at 76% of L2's peak (its profile:
  * results/h200/int8-engine). A 2-CTA cluster (`cluster=2`) computes two row
  * tiles that share a column tile: each CTA loads half of B's tile and
  * multicasts it to both, 256 operations per L2 byte, at the price of the
  * two CTAs' pipelines waiting on each other. The accumulator (128 INT32 per
  * consumer thread) rules out a wider tile; 128 x 128 would read 1.5x the
- * bytes per operation. A stage is 48 KB: four stages (16 wgmma, about 2000
- * tensor-core cycles, past a TMA latency) and the epilogue's 32 KB fill the
- * 227 KB a CTA may have.
+ * bytes per operation. A stage is 48 KB: four stages (32 wgmma of 128
+ * tensor-core cycles, several TMA latencies) and the epilogue's 32 KB fill
+ * the 227 KB a CTA may have.
  *
  * Warpgroup 0 is the producer (one thread issues the TMA loads of A's and
  * B's tiles into a ring of stages, each with a "full" barrier counting
