@@ -9,9 +9,15 @@
  *   gemm   N INT8→INT32 GEMMs, one cuBLAS call per modulus and output tile
  *          (gemm=calls) or one strided-batched call per tile (gemm=batched;
  *          on the H200 at 16384, 15 moduli, the whole call: 124–132 ms
- *          against 102 ms for separate calls, results/h200/ozaki2-tiles.csv);
+ *          against 102 ms for separate calls, results/h200/ozaki2-tiles.csv),
+ *          or all N in one launch of the engine's INT8 GEMM (gemm=engine,
+ *          kernels/tc/tc_i8.h), whose epilogue stores modulus 256's sums as
+ *          INT32 and every other modulus' sum reduced modulo it, one byte;
  *   accum  one kernel: mod reduction, CRT and unscaling, reading the N INT32
- *          outputs once and writing C once.
+ *          outputs (or the engine's INT32 plane and N−1 byte planes) once and
+ *          writing C once. A byte r ≡ c (mod m_t) gives the digit of the
+ *          INT32 sum c bit for bit (mpb_crt_digit reads c mod m_t only, for
+ *          odd m_t); modulus 256 needs c mod 512 (a tie), hence its INT32.
  * k above MPB_OZ2_MAX_K (an INT32 sum of more products could overflow) is
  * split into chunks of at most MPB_CRT_CHUNK_K: the N GEMMs of chunk 0 write
  * the N planes, those of every later chunk N more planes, which one kernel
@@ -28,11 +34,16 @@
 
 #include "cuda_check.h"
 #include "common/crt_residues.cuh"
+#include "tc/tc_i8.h"
 
 struct oz2_state {
     int n_moduli;
     bool accurate;
     bool batched;                   /* one strided-batched call per tile instead of one per modulus */
+    bool engine;                    /* gemm=engine: the products through plan into e8 */
+    struct tc_i8_plan *plan;        /* NULL when a dimension is 0 */
+    unsigned char *e8;              /* modulus 256's INT32 plane, then N−1 byte planes, ldc rows each */
+    int64_t ldc;                    /* mpb_oz2_engine_ldc(m) */
     int64_t kp, mblock, nblock;
     int64_t chunks, chunk_len;      /* the split of kp: chunk c at c·chunk_len (mpb_oz2_chunk_most) */
     struct mpb_oz2_crt tab;
@@ -384,6 +395,53 @@ static __global__ void __launch_bounds__(256, 3) oz2_accum(const int32_t *c32, i
     }
 }
 
+/* gemm=engine: C from modulus 256's INT32 plane and the N−1 byte planes
+ * (ldc rows each; ldc a multiple of 16, so rows past m up to ldc exist and
+ * are read, not used): a thread takes 4 consecutive rows, one 16-byte load
+ * from the first plane and 4 bytes from each other; the digits are added
+ * in oz2_accum's order. */
+template <typename T>
+static __global__ void __launch_bounds__(256, 3) oz2_accum_engine(const unsigned char *e8, int64_t m, int64_t n,
+                                                                  int64_t ldc, const struct mpb_oz2_crt tab,
+                                                                  const int *mu, const int *nu, T *c)
+{
+    int64_t i = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (i >= m)
+        return;
+    int imu[4];
+    for (int v = 0; v < 4; v++)
+        imu[v] = i + v < m ? mu[i + v] : 0;
+    const size_t plane = (size_t)(ldc * n);
+    const unsigned char *res = e8 + 4 * plane;
+    for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
+        size_t p = (size_t)(i + j * ldc);
+        int4 c0 = __ldcs((const int4 *)(e8 + 4 * p));
+        unsigned int r[MPB_OZ2_MAX_MODULI];
+#pragma unroll
+        for (int t = 1; t < MPB_OZ2_MAX_MODULI; t++)
+            if (t < tab.n)
+                r[t] = __ldcs((const unsigned int *)(res + (size_t)(t - 1) * plane + p));
+        struct mpb_oz2_crt_sum sum[4];
+        const int32_t first[4] = {c0.x, c0.y, c0.z, c0.w};
+        for (int v = 0; v < 4; v++) {
+            sum[v].hi = sum[v].lo = 0;
+            mpb_oz2_crt_add(&sum[v], first[v], 0, &tab);
+        }
+#pragma unroll
+        for (int t = 1; t < MPB_OZ2_MAX_MODULI; t++) {
+            if (t >= tab.n)
+                break;
+            for (int v = 0; v < 4; v++)
+                mpb_oz2_crt_add(&sum[v], (int32_t)((r[t] >> (8 * v)) & 0xFFu), t, &tab);
+        }
+        int jnu = nu[j];
+        for (int v = 0; v < 4 && i + v < m; v++)
+            c[i + v + j * m] = (T)(imu[v] == MPB_OZ2_NONFINITE || jnu == MPB_OZ2_NONFINITE
+                                       ? NAN
+                                       : mpb_oz2_crt_finish(&sum[v], &tab, imu[v] + jnu));
+    }
+}
+
 /* N INT8 GEMMs C_t = A_t^T·B_t (A_t kp×m, B_t kp×n, C_t m×n) over chunk c
  * of k (terms c·chunk_len … to the chunk's end) in tiles of mblock × nblock
  * outputs: one strided-batched call per tile (batched), or one
@@ -484,7 +542,11 @@ template <typename T>
 static enum mpb_status oz2_accumulate(struct mpb_cuda_env *env, const struct oz2_state *s,
                                       const struct mpb_gemm *g)
 {
-    if (g->m % 2 == 0) {
+    if (s->engine) {
+        dim3 grid(blocks_for((g->m + 3) / 4, threads), grid_y(g->n));
+        oz2_accum_engine<T><<<grid, threads, 0, mpb_stream(env)>>>(s->e8, g->m, g->n, s->ldc, s->tab, s->mu, s->nu,
+                                                                   (T *)g->c);
+    } else if (g->m % 2 == 0) {
         dim3 grid(blocks_for(g->m / 2, threads), grid_y(g->n));
         oz2_accum<T, 2><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu,
                                                                s->nu, (T *)g->c);
@@ -510,7 +572,17 @@ static enum mpb_status ozaki2_run(struct mpb_cuda_env *env, void *state, const s
     mpb_phase_mark(clock, MPB_PHASE_SPLIT);
     int64_t plane = g->m * g->n;
     int32_t *later = s->c32 + (size_t)s->n_moduli * (size_t)plane;
-    for (int64_t c = 0; c < s->chunks; c++) {
+    if (s->engine) {
+        if (s->plan) {
+            int err = tc_i8_plan_launch(s->plan, mpb_stream(env));
+            if (err)
+                return mpb_cuda_fail(env, cudaGetErrorString((cudaError_t)err), __FILE__, __LINE__);
+        } else { /* k = 0: every sum is 0 */
+            MPB_CUDA_TRY(env, cudaMemsetAsync(s->e8, 0, (size_t)(s->ldc * g->n) * (size_t)(s->n_moduli + 3),
+                                              mpb_stream(env)));
+        }
+    }
+    for (int64_t c = 0; c < s->chunks && !s->engine; c++) {
         st = gemm_int8(env, s, g->m, g->n, s->ra, s->rb, c == 0 ? s->c32 : later, s->n_moduli, c);
         if (st != MPB_STATUS_OK)
             return st;
@@ -531,7 +603,8 @@ static void ozaki2_teardown(struct mpb_cuda_env *env, void *state)
     struct oz2_state *s = (struct oz2_state *)state;
     if (!s)
         return;
-    void *bufs[] = {s->ra, s->rb, s->c32, s->amax, s->bmax, s->asq, s->bsq, s->urow, s->ucol,
+    tc_i8_plan_destroy(s->plan);
+    void *bufs[] = {s->ra, s->rb, s->c32, s->e8, s->amax, s->bmax, s->asq, s->bsq, s->urow, s->ucol,
                     s->mu, s->nu};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mpb_cuda_free(env, bufs[i]);
@@ -542,23 +615,53 @@ static enum mpb_status alloc_all(struct mpb_cuda_env *env, struct oz2_state *s,
                                  const struct mpb_gemm *g)
 {
     size_t m = (size_t)g->m, n = (size_t)g->n, kp = (size_t)s->kp, nm = (size_t)s->n_moduli;
-    size_t planes = s->chunks > 1 ? 2 * nm : nm; /* mpb_ozaki2_workspace counts the same */
+    /* mpb_ozaki2_workspace counts the same; gemm=engine: INT32 only for
+     * accurate mode's bound product */
+    size_t planes = s->engine ? (s->accurate ? 1 : 0) : s->chunks > 1 ? 2 * nm : nm;
+    size_t e8 = s->engine ? (nm + 3) * (size_t)s->ldc * n : 0;
     struct {
         void **p;
         size_t bytes;
     } want[] = {
         {(void **)&s->ra, nm * m * kp}, {(void **)&s->rb, nm * n * kp},
-        {(void **)&s->c32, planes * m * n * sizeof(int32_t)},
+        {(void **)&s->c32, planes * m * n * sizeof(int32_t)}, {(void **)&s->e8, e8},
         {(void **)&s->amax, m * sizeof *s->amax}, {(void **)&s->bmax, n * sizeof *s->bmax},
         {(void **)&s->asq, m * sizeof *s->asq}, {(void **)&s->bsq, n * sizeof *s->bsq},
         {(void **)&s->urow, m * sizeof *s->urow}, {(void **)&s->ucol, n * sizeof *s->ucol},
         {(void **)&s->mu, m * sizeof *s->mu}, {(void **)&s->nu, n * sizeof *s->nu},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        if (!want[i].bytes && want[i].p == (void **)&s->e8)
+            continue;
         enum mpb_status st = mpb_cuda_alloc(env, want[i].p, want[i].bytes + 16);
         if (st != MPB_STATUS_OK)
             return st;
     }
+    return MPB_STATUS_OK;
+}
+
+/* gemm=engine: modulus t's product from its residue planes (K-major, kp
+ * values a row, zeros past k) into plane t of e8: INT32 for modulus 256,
+ * the sum modulo m_t as one byte for the others. */
+static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct oz2_state *s, const struct mpb_gemm *g)
+{
+    struct tc_i8_args a = {};
+    a.m = g->m;
+    a.n = g->n;
+    a.k = s->kp;
+    a.ld = s->kp;
+    a.ldc = s->ldc;
+    a.n_gemms = s->n_moduli;
+    const size_t plane = (size_t)(s->ldc * g->n);
+    for (int t = 0; t < s->n_moduli; t++) {
+        a.gemms[t].a = s->ra + (size_t)t * (size_t)(g->m * s->kp);
+        a.gemms[t].b = s->rb + (size_t)t * (size_t)(g->n * s->kp);
+        a.gemms[t].c = t == 0 ? (void *)s->e8 : (void *)(s->e8 + 4 * plane + (size_t)(t - 1) * plane);
+        a.gemms[t].mod = t == 0 ? 0 : mpb_crt_modulus(t);
+    }
+    char why[256];
+    if (tc_i8_plan_create(&a, &s->plan, why, sizeof why) != 0)
+        return mpb_cuda_fail(env, why, __FILE__, __LINE__);
     return MPB_STATUS_OK;
 }
 
@@ -588,6 +691,8 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
     s->chunks = mpb_crt_chunks(s->kp, most);
     s->chunk_len = mpb_crt_chunk_len(s->kp, most, 32);
     s->batched = params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_BATCHED;
+    s->engine = params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE;
+    s->ldc = mpb_oz2_engine_ldc(g->m);
     s->mblock = mpb_oz2_block_rows(params, g->m);
     s->nblock = mpb_oz2_block_cols(params, g->n);
     if (s->mblock < 1)
@@ -599,6 +704,8 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
         st = mpb_cuda_fail(env, "moduli out of range", __FILE__, __LINE__);
     if (st == MPB_STATUS_OK)
         st = alloc_all(env, s, g);
+    if (st == MPB_STATUS_OK && s->engine && g->m > 0 && g->n > 0 && g->k > 0)
+        st = plan_engine(env, s, g);
     if (st == MPB_STATUS_OK)
         st = set_handle(env);
     if (st != MPB_STATUS_OK) {
@@ -619,7 +726,7 @@ static enum mpb_status ozaki2_report(struct mpb_cuda_env *env, void *state,
     int used = snprintf(info->settings, sizeof info->settings,
                         "moduli=%d mode=%s budget_bits=%d gemm=%s mblock=%lld nblock=%lld",
                         s->n_moduli, s->accurate ? "accurate" : "fast", s->tab.budget,
-                        s->batched ? "batched" : "calls", (long long)s->mblock,
+                        s->engine ? "engine" : s->batched ? "batched" : "calls", (long long)s->mblock,
                         (long long)s->nblock);
     if (s->chunks > 1 && used > 0 && (size_t)used < sizeof info->settings)
         snprintf(info->settings + used, sizeof info->settings - (size_t)used,

@@ -9,7 +9,10 @@
  *   settings = moduli, mode, budget_bits (L: |A'||B'| < 2^L), gemm, mblock, nblock
  * Parameters: moduli (2..20; the spec's range 8..20 plus small counts for the
  * fp32 target and tests), mode fast|accurate, nblock (columns per INT8 GEMM
- * call; 0 = auto), mblock (rows per call; 0 = auto), gemm calls|batched. */
+ * call; 0 = auto), mblock (rows per call; 0 = auto), gemm calls|batched|engine
+ * (engine: every modulus' product in one launch of the tensor-core engine's
+ * INT8 GEMM, kernels/tc/tc_i8.h, which reduces each sum modulo its modulus
+ * and stores it as one byte; sm_90a, k ≤ MPB_OZ2_MAX_K). */
 #ifndef MPB_OZAKI2_H
 #define MPB_OZAKI2_H
 
@@ -35,7 +38,7 @@ enum mpb_oz2_param {
     MPB_OZ2_N_PARAMS
 };
 enum mpb_oz2_mode { MPB_OZ2_FAST = 0, MPB_OZ2_ACCURATE };
-enum mpb_oz2_gemm { MPB_OZ2_GEMM_CALLS = 0, MPB_OZ2_GEMM_BATCHED };
+enum mpb_oz2_gemm { MPB_OZ2_GEMM_CALLS = 0, MPB_OZ2_GEMM_BATCHED, MPB_OZ2_GEMM_ENGINE };
 
 /* Parameter tables: the fp64 and fp32 targets differ in the default count. */
 extern const struct mpb_param_spec mpb_ozaki2_int8_params[], mpb_ozaki2_int8_sp_params[];
@@ -51,6 +54,10 @@ int64_t mpb_oz2_block_rows(const double *params, int64_t m);
 
 /* k padded to a multiple of 32 (zeros): aligned int8 leading dimensions. */
 int64_t mpb_oz2_padded_k(int64_t k);
+
+/* gemm=engine: the leading dimension of its outputs (m up to a multiple of
+ * 16: the engine's rule for byte planes). */
+int64_t mpb_oz2_engine_ldc(int64_t m);
 
 /* Terms per INT8 GEMM along k: the whole padded k up to MPB_OZ2_MAX_K,
  * else chunks of at most MPB_CRT_CHUNK_K (mpb_crt_chunks and

@@ -8,9 +8,10 @@
 
 #include "common/cublas_util.h"
 #include "mpb_size.h"
+#include "tc/tc_engine.h"
 
 static const char *const mode_choices[] = {"fast", "accurate", NULL};
-static const char *const gemm_choices[] = {"calls", "batched", NULL};
+static const char *const gemm_choices[] = {"calls", "batched", "engine", NULL};
 
 #define OZ2_PARAMS(default_moduli)                                                               \
     {                                                                                            \
@@ -31,7 +32,9 @@ static const char *const gemm_choices[] = {"calls", "batched", NULL};
         [MPB_OZ2_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls",              \
                           .choices = gemm_choices,                                               \
                           .help = "INT8 GEMMs: calls = one cublasGemmEx per modulus and tile; "  \
-                                  "batched = one strided-batched call per tile"},                \
+                                  "batched = one strided-batched call per tile; engine = all "   \
+                                  "moduli in one launch of mpbench's INT8 engine, residues "     \
+                                  "stored as bytes (sm_90a, k <= 131071)"},                      \
     }
 
 /* Defaults: 15 moduli reach DGEMM's normwise error for phi ≤ 2 on the host
@@ -75,9 +78,18 @@ int64_t mpb_oz2_chunk_most(int64_t k)
 bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len)
 {
-    (void)params;
     if (!dev)
         return true;
+    if (params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE) {
+        /* one INT32 sum per product: the engine reduces it modulo m_t in its epilogue */
+        if (g->k > MPB_OZ2_MAX_K) {
+            snprintf(why, why_len, "gemm=engine needs k <= %d (k=%lld: use gemm=calls)", MPB_OZ2_MAX_K,
+                     (long long)g->k);
+            return false;
+        }
+        if (!tc_scheme_problem_supported(g->m, g->n, mpb_oz2_padded_k(g->k), dev, why, why_len))
+            return false;
+    }
     /* k is split into chunks of at most MPB_CRT_CHUNK_K, but the residues'
      * leading dimension is the padded k. */
     struct mpb_gemm padded = *g;
@@ -89,6 +101,11 @@ bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
  * INT32 products; accurate mode's digits and maxima) and ozaki2.cu's
  * alloc_all (residues over the padded k; N INT32 planes, and N more for the
  * chunk sums when k is split; the per-row/column vectors). */
+int64_t mpb_oz2_engine_ldc(int64_t m)
+{
+    return (m + 15) / 16 * 16;
+}
+
 size_t mpb_ozaki2_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
 {
     size_t nm = (size_t)params[MPB_OZ2_MODULI];
@@ -96,6 +113,13 @@ size_t mpb_ozaki2_workspace(const double *params, const struct mpb_gemm *g, bool
     int64_t vecs = g->m + g->n;
     size_t per_vec = on_device ? 5 * sizeof(uint64_t) : 2 * (sizeof(int) + sizeof(uint64_t)) + 1;
     size_t bytes = mpb_size_add(mpb_size_matrix(vecs, 1, per_vec), 256);
+    if (on_device && params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE) {
+        /* residues; modulus 256's INT32 plane and N−1 byte planes of ldc
+         * rows; accurate mode's INT32 bound product */
+        bytes = mpb_size_add(bytes, mpb_size_mul(nm, mpb_size_matrix(vecs, mpb_oz2_padded_k(g->k), 1)));
+        bytes = mpb_size_add(bytes, mpb_size_mul(nm + 3, mpb_size_matrix(mpb_oz2_engine_ldc(g->m), g->n, 1)));
+        return mpb_size_add(bytes, accurate ? mpb_size_matrix(g->m, g->n, sizeof(int32_t)) : 0);
+    }
     size_t planes = nm;
     if (on_device) {
         bytes = mpb_size_add(bytes, mpb_size_mul(nm, mpb_size_matrix(vecs, mpb_oz2_padded_k(g->k), 1)));

@@ -20,13 +20,14 @@
 #include "tc/tc_engine.h"
 
 #include <cuda.h>
-#include <cudaTypedefs.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "tc/tc_launch.h"
 #include "tc/tc_ptx.cuh"
+#include "tc/tc_sched.cuh"
 #include "tc/tc_wgmma.cuh"
 
 namespace {
@@ -35,7 +36,6 @@ constexpr int TC_BM = 128;      /* two consumer warpgroups of 64 rows */
 constexpr int TC_THREADS = 384; /* producer + 2 consumers */
 constexpr int TC_MAX_STAGES = 8;
 constexpr int TC_GROUP_M = 16;
-constexpr int TC_SMEM_LIMIT = 227 * 1024; /* sm_90 opt-in maximum per block */
 
 struct kernel_params {
     CUtensorMap a[TC_MAX_PLANES], b[TC_MAX_PLANES];
@@ -83,17 +83,6 @@ struct op_tf32 {
     }
 };
 
-/* Tile (tm, tn) of CTA `b` in the grouped order. */
-__device__ void tile_of(int b, int tiles_m, int tiles_n, int *tm, int *tn)
-{
-    int per_group = TC_GROUP_M * tiles_n;
-    int group = b / per_group, first_m = group * TC_GROUP_M;
-    int size_m = tiles_m - first_m < TC_GROUP_M ? tiles_m - first_m : TC_GROUP_M;
-    int in_group = b % per_group;
-    *tm = first_m + in_group % size_m;
-    *tn = in_group / size_m;
-}
-
 /* The producer thread: streams the k-blocks of every A and B plane (and of
  * the INT8 path's scale tiles) of this CTA's tiles through the stage
  * buffers. `it` counts k-blocks over all of the CTA's tiles: the buffers
@@ -111,7 +100,7 @@ __device__ void produce(const kernel_params &p, unsigned char *smem, uint64_t *f
     int it = 0;
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int tm, tn;
-        tile_of(tile, p.tiles_m, p.tiles_n, &tm, &tn);
+        tc_tile_of(tile, p.tiles_m, p.tiles_n, TC_GROUP_M, &tm, &tn);
         for (int kb = 0; kb < p.k_blocks; kb++, it++) {
             const int s = it % p.stages, round = it / p.stages;
             if (round > 0)
@@ -200,7 +189,7 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_gemm_kernel(const __grid_con
     int it = 0;
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int tm, tn;
-        tile_of(tile, p.tiles_m, p.tiles_n, &tm, &tn);
+        tc_tile_of(tile, p.tiles_m, p.tiles_n, TC_GROUP_M, &tm, &tn);
 #pragma unroll
         for (int i = 0; i < (RN ? ACC : 1); i++)
             sum[i] = 0.0f;
@@ -428,7 +417,7 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
     int it = 0;
     for (int tile = blockIdx.x; tile < tiles; tile += gridDim.x) {
         int tm, tn;
-        tile_of(tile, p.tiles_m, p.tiles_n, &tm, &tn);
+        tc_tile_of(tile, p.tiles_m, p.tiles_n, TC_GROUP_M, &tm, &tn);
 #pragma unroll
         for (int i = 0; i < BN / 2; i++)
             acc[i] = 0.0f;
@@ -512,24 +501,6 @@ unsigned level_starts(const struct tc_s8_args *a)
     return starts;
 }
 
-PFN_cuTensorMapEncodeTiled_v12000 encode_fn(char *why, size_t why_len)
-{
-    static PFN_cuTensorMapEncodeTiled_v12000 fn = nullptr;
-    if (!fn) {
-        void *sym = nullptr;
-        cudaDriverEntryPointQueryResult q;
-        cudaError_t err = cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &sym, 12000,
-                                                           cudaEnableDefault, &q);
-        if (err != cudaSuccess || q != cudaDriverEntryPointSuccess || !sym) {
-            snprintf(why, why_len, "cuTensorMapEncodeTiled not available from the driver (%s)",
-                     cudaGetErrorString(err));
-            return nullptr;
-        }
-        fn = (PFN_cuTensorMapEncodeTiled_v12000)sym;
-    }
-    return fn;
-}
-
 int stages_for(int stage_bytes)
 {
     int s = (TC_SMEM_LIMIT - 1024) / stage_bytes;
@@ -547,28 +518,6 @@ struct tc_plan {
 
 namespace {
 
-/* One 2-D tensor map: `rows` rows of `cols` elements, `stride` bytes apart,
- * read in boxes of box_cols x box_rows. */
-bool encode_map(CUtensorMap *map, CUtensorMapDataType type, int elem_bytes, const void *base, int64_t cols,
-                int64_t rows, int64_t stride_elems, int box_cols, int box_rows, CUtensorMapSwizzle swizzle,
-                const char *what, char *why, size_t why_len)
-{
-    PFN_cuTensorMapEncodeTiled_v12000 encode = encode_fn(why, why_len);
-    if (!encode)
-        return false;
-    cuuint64_t dims[2] = {(cuuint64_t)cols, (cuuint64_t)rows};
-    cuuint64_t strides[1] = {(cuuint64_t)(stride_elems * elem_bytes)};
-    cuuint32_t box[2] = {(cuuint32_t)box_cols, (cuuint32_t)box_rows};
-    cuuint32_t unit[2] = {1, 1};
-    CUresult r = encode(map, type, 2, (void *)base, dims, strides, box, unit, CU_TENSOR_MAP_INTERLEAVE_NONE, swizzle,
-                        CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-    if (r != CUDA_SUCCESS) {
-        snprintf(why, why_len, "cuTensorMapEncodeTiled(%s): CUresult %d (must be 16-byte aligned)", what, (int)r);
-        return false;
-    }
-    return true;
-}
-
 /* The planes' tensor maps, K-major tiles of bk values by 128 (A) or bn (B) rows. */
 bool encode_planes(kernel_params *p, CUtensorMapDataType type, int eb, const void *const *a_planes,
                    const void *const *b_planes, int64_t m, int64_t n, int64_t k, int64_t ld, int bk, int bn,
@@ -578,12 +527,12 @@ bool encode_planes(kernel_params *p, CUtensorMapDataType type, int eb, const voi
     char what[32];
     for (int i = 0; i < p->n_a; i++) {
         snprintf(what, sizeof what, "A plane %d", i);
-        if (!encode_map(&p->a[i], type, eb, a_planes[i], k, m, ld, bk, TC_BM, swizzle, what, why, why_len))
+        if (!tc_encode_map(&p->a[i], type, eb, a_planes[i], k, m, ld, bk, TC_BM, swizzle, what, why, why_len))
             return false;
     }
     for (int i = 0; i < p->n_b; i++) {
         snprintf(what, sizeof what, "B plane %d", i);
-        if (!encode_map(&p->b[i], type, eb, b_planes[i], k, n, ld, bk, bn, swizzle, what, why, why_len))
+        if (!tc_encode_map(&p->b[i], type, eb, b_planes[i], k, n, ld, bk, bn, swizzle, what, why, why_len))
             return false;
     }
     return true;
@@ -601,14 +550,9 @@ int finish_plan(struct tc_plan *plan, int stage_bytes, char *why, size_t why_len
                  plan->smem_bytes, cudaGetErrorString(err));
         return (int)err;
     }
-    int dev = 0, sms = 0;
-    err = cudaGetDevice(&dev);
-    if (err == cudaSuccess)
-        err = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-    if (err != cudaSuccess) {
-        snprintf(why, why_len, "cudaDeviceGetAttribute(multiprocessor count): %s", cudaGetErrorString(err));
-        return (int)err;
-    }
+    const int sms = tc_sm_count(why, why_len);
+    if (!sms)
+        return (int)cudaErrorInvalidDevice;
     const int tiles = p->tiles_m * p->tiles_n;
     plan->grid = tiles < sms ? tiles : sms;
     return 0;
@@ -882,10 +826,10 @@ extern "C" int tc_s8_plan_create(const struct tc_s8_args *a, struct tc_plan **ou
     const int64_t groups = tc_s8_groups(a->k, a->kgroup);
     bool ok = encode_planes(p, CU_TENSOR_MAP_DATA_TYPE_UINT8, 1, (const void *const *)a->a_planes,
                             (const void *const *)a->b_planes, a->m, a->n, a->k, a->ld, bk, bn, bk, why, why_len) &&
-              encode_map(&p->a_scale, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, a->a_scale, a->a_scale_ld, groups,
+              tc_encode_map(&p->a_scale, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, a->a_scale, a->a_scale_ld, groups,
                          a->a_scale_ld, TC_BM, p->scale_groups, CU_TENSOR_MAP_SWIZZLE_NONE, "A scales", why,
                          why_len) &&
-              encode_map(&p->b_scale, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, a->b_scale, a->b_scale_ld, groups,
+              tc_encode_map(&p->b_scale, CU_TENSOR_MAP_DATA_TYPE_FLOAT32, 4, a->b_scale, a->b_scale_ld, groups,
                          a->b_scale_ld, bn, p->scale_groups, CU_TENSOR_MAP_SWIZZLE_NONE, "B scales", why, why_len);
     if (!ok) {
         free(plan);

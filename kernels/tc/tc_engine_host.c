@@ -1,6 +1,7 @@
 /* Host model of the tensor-core engine (tc_engine.h): the same MMAs in the
  * same order on the same plane values, each MMA evaluated by the model of
- * tc_mma_model.h, entry by entry. */
+ * tc_mma_model.h, entry by entry; and of its plain INT8 GEMM (tc_i8.h),
+ * whose sums are exact modulo 2^32 in any order. */
 #include "tc/tc_engine_host.h"
 
 #include <math.h>
@@ -82,4 +83,29 @@ void tc_s8_engine_host(const struct tc_s8_args *g)
     for (int64_t j = 0; j < g->n; j++)
         for (int64_t i = 0; i < g->m; i++)
             g->c[j * g->ldc + i] = tc_s8_engine_entry(g, i, j);
+}
+
+int32_t tc_i8_entry(const struct tc_i8_args *g, int gemm, int64_t i, int64_t j)
+{
+    const int8_t *a = g->gemms[gemm].a + i * g->ld, *b = g->gemms[gemm].b + j * g->ld;
+    int32_t c = 0;
+    for (int64_t l = 0; l < g->k; l++)
+        c = tc_i8_mac(c, a[l], b[l]);
+    return c;
+}
+
+void tc_i8_host(const struct tc_i8_args *g)
+{
+    for (int t = 0; t < g->n_gemms; t++) {
+        const struct tc_i8_gemm *x = &g->gemms[t];
+        const struct tc_i8_modp k = tc_i8_modp_of(x->mod ? x->mod : TC_I8_MOD_MIN);
+        for (int64_t j = 0; j < g->n; j++)
+            for (int64_t i = 0; i < g->m; i++) {
+                const int32_t v = tc_i8_entry(g, t, i, j);
+                if (x->mod)
+                    ((uint8_t *)x->c)[j * g->ldc + i] = tc_i8_mod(v, k);
+                else
+                    ((int32_t *)x->c)[j * g->ldc + i] = v;
+            }
+    }
 }

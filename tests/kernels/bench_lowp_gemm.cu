@@ -25,6 +25,15 @@
  * Output: one CSV line per (path, n, blocks, warm):
  * path,n,blocks,warm,ms_median,tops.
  *
+ * bench_lowp_gemm --int8 [N...] is the INT8 comparison of issue 30: cuBLAS's
+ * `int8_tn` (whole, and in 2 and 4 column blocks) beside the engine's plain
+ * INT8 GEMM (kernels/tc/tc_i8.h) on the same K-major operands, one product
+ * per launch without and with the 2-CTA cluster (`engine_int8_c1`, `_c2`),
+ * and 15 products of their own operands in one launch (Ozaki-II's products
+ * at DGEMM accuracy) with INT32 C (`engine_int8_x15`) and with residues
+ * (`engine_int8_x15_mod`, moduli 255, 253, ...), tops counting every
+ * product's 2n^3. Same output format; the plans are described on stderr.
+ *
  * bench_lowp_gemm --stages [N...] is E5's pipeline-depth ablation
  * (specs/egemm.md; EGEMM-TC Fig. 11 credits its scheduling with 1.14x):
  * the engine with FP16 planes, one pair (`engine_fp16`) and egemm's four
@@ -40,6 +49,7 @@
 #include <string.h>
 
 #include "tc/tc_engine.h"
+#include "tc/tc_i8.h"
 
 #define BENCH_REPS 10
 #define BENCH_WARMUP 3
@@ -70,16 +80,28 @@ static void die_blas(cublasStatus_t s, const char *call, int line)
 
 enum bench_path {
     PATH_INT8_TN, PATH_INT8_NN, PATH_FP16, PATH_BF16, PATH_TF32, PATH_DGEMM,
-    PATH_ENGINE_FP16, PATH_ENGINE_BF16, PATH_ENGINE_TF32
+    PATH_ENGINE_FP16, PATH_ENGINE_BF16, PATH_ENGINE_TF32,
+    PATH_ENGINE_INT8_C1, PATH_ENGINE_INT8_C2, PATH_ENGINE_INT8_X15, PATH_ENGINE_INT8_X15_MOD
 };
 static const char *const path_names[] = {"int8_tn", "int8_nn", "fp16", "bf16", "tf32", "dgemm",
-                                         "engine_fp16", "engine_bf16", "engine_tf32"};
+                                         "engine_fp16", "engine_bf16", "engine_tf32",
+                                         "engine_int8_c1", "engine_int8_c2", "engine_int8_x15",
+                                         "engine_int8_x15_mod"};
+
+#define BENCH_I8_BATCH 15
 
 struct bench {
     cublasHandle_t handle;
     void *a, *b, *c;
-    struct tc_plan *plan; /* the engine paths' launch, made for the current n */
+    struct tc_plan *plan;       /* the engine paths' launch, made for the current n */
+    struct tc_i8_plan *i8_plan; /* the INT8 engine paths' launch */
+    void *i8_a, *i8_b, *i8_c;   /* ... on operands and outputs of their own */
 };
+
+static int i8_products(enum bench_path path)
+{
+    return path == PATH_ENGINE_INT8_X15 || path == PATH_ENGINE_INT8_X15_MOD ? BENCH_I8_BATCH : 1;
+}
 
 /* One call of `path` on n×n operands, B and C split into `blocks` column blocks. */
 static void bench_call(const struct bench *x, enum bench_path path, int n, int blocks)
@@ -122,6 +144,12 @@ static void bench_call(const struct bench *x, enum bench_path path, int n, int b
         case PATH_ENGINE_TF32:
             RT((cudaError_t)tc_plan_launch(x->plan, 0));
             break;
+        case PATH_ENGINE_INT8_C1:
+        case PATH_ENGINE_INT8_C2:
+        case PATH_ENGINE_INT8_X15:
+        case PATH_ENGINE_INT8_X15_MOD:
+            RT((cudaError_t)tc_i8_plan_launch(x->i8_plan, 0));
+            break;
         }
     }
 }
@@ -144,7 +172,11 @@ __global__ static void bench_fill(void *p, size_t count, enum bench_path path, u
         double u = bench_uniform(i, salt);
         switch (path) {
         case PATH_INT8_TN:
-        case PATH_INT8_NN: ((signed char *)p)[i] = (signed char)(u * 127.0); break;
+        case PATH_INT8_NN:
+        case PATH_ENGINE_INT8_C1:
+        case PATH_ENGINE_INT8_C2:
+        case PATH_ENGINE_INT8_X15:
+        case PATH_ENGINE_INT8_X15_MOD: ((signed char *)p)[i] = (signed char)(u * 127.0); break;
         case PATH_FP16: ((__half *)p)[i] = __double2half(u); break;
         case PATH_BF16: ((__nv_bfloat16 *)p)[i] = __double2bfloat16(u); break;
         case PATH_TF32:
@@ -226,6 +258,80 @@ static bool make_plan(struct bench *x, enum bench_path path, int n, int planes, 
     return true;
 }
 
+/* The INT8 engine's launch for `path` at n: its products' operands filled
+ * here (uniform in -127..127), K-major n x n each, C INT32 or residues.
+ * false (said) when the engine cannot run here. */
+static bool make_i8_plan(struct bench *x, enum bench_path path, int n)
+{
+    const int gemms = i8_products(path), residues = path == PATH_ENGINE_INT8_X15_MOD;
+    const size_t plane = (size_t)n * n;
+    RT(cudaMalloc(&x->i8_a, plane * gemms));
+    RT(cudaMalloc(&x->i8_b, plane * gemms));
+    RT(cudaMalloc(&x->i8_c, plane * gemms * (residues ? 1 : 4)));
+    bench_fill<<<1024, 256>>>(x->i8_a, plane * gemms, path, 1u);
+    bench_fill<<<1024, 256>>>(x->i8_b, plane * gemms, path, 2u);
+    RT(cudaGetLastError());
+    struct tc_i8_args g = {};
+    g.m = g.n = g.k = g.ld = g.ldc = n;
+    g.n_gemms = gemms;
+    g.cluster = path == PATH_ENGINE_INT8_C1 ? 1 : path == PATH_ENGINE_INT8_C2 ? 2 : 0;
+    for (int t = 0; t < gemms; t++) {
+        g.gemms[t].a = (const int8_t *)x->i8_a + t * plane;
+        g.gemms[t].b = (const int8_t *)x->i8_b + t * plane;
+        g.gemms[t].c = (char *)x->i8_c + t * plane * (residues ? 1 : 4);
+        g.gemms[t].mod = residues ? 255 - 2 * t : 0; /* odd: any p works for the timing */
+    }
+    char why[256];
+    if (tc_i8_plan_create(&g, &x->i8_plan, why, sizeof why) != 0) {
+        fprintf(stderr, "bench_lowp_gemm: %s skipped: %s\n", path_names[path], why);
+        return false;
+    }
+    tc_i8_plan_describe(x->i8_plan, why, sizeof why);
+    fprintf(stderr, "bench_lowp_gemm: %s n=%d: %s\n", path_names[path], n, why);
+    return true;
+}
+
+static void free_i8(struct bench *x)
+{
+    tc_i8_plan_destroy(x->i8_plan);
+    x->i8_plan = NULL;
+    RT(cudaFree(x->i8_a));
+    RT(cudaFree(x->i8_b));
+    RT(cudaFree(x->i8_c));
+    x->i8_a = x->i8_b = x->i8_c = NULL;
+}
+
+/* --int8: cuBLAS's int8_tn and the INT8 engine's paths, burst and sustained. */
+static void bench_int8(struct bench *x, const int *sizes, int n_sizes)
+{
+    printf("path,n,blocks,warm,ms_median,tops\n");
+    static const enum bench_path paths[] = {PATH_INT8_TN, PATH_ENGINE_INT8_C1, PATH_ENGINE_INT8_C2,
+                                            PATH_ENGINE_INT8_X15, PATH_ENGINE_INT8_X15_MOD};
+    for (int i = 0; i < n_sizes; i++) {
+        const int n = sizes[i];
+        for (size_t q = 0; q < sizeof paths / sizeof *paths; q++) {
+            const enum bench_path p = paths[q];
+            if (p == PATH_INT8_TN) {
+                bench_fill<<<1024, 256>>>(x->a, (size_t)n * n, p, 1u);
+                bench_fill<<<1024, 256>>>(x->b, (size_t)n * n, p, 2u);
+                RT(cudaGetLastError());
+            } else if (!make_i8_plan(x, p, n)) {
+                continue;
+            }
+            const double flops = 2.0 * n * (double)n * n * i8_products(p);
+            for (int blocks = 1; blocks <= (p == PATH_INT8_TN ? 4 : 1); blocks *= 2)
+                for (int sustained = 0; sustained <= 1; sustained++) {
+                    double ms = bench_median_ms(x, p, n, blocks, sustained);
+                    printf("%s,%d,%d,%s,%.4f,%.1f\n", path_names[p], n, blocks, sustained ? "sustained" : "burst", ms,
+                           flops / ms * 1e-9);
+                    fflush(stdout);
+                }
+            if (p != PATH_INT8_TN)
+                free_i8(x);
+        }
+    }
+}
+
 static const struct tc_pair one_pair[] = {{0, 0}};
 static const struct tc_pair egemm_pairs[] = {{1, 1}, {1, 0}, {0, 1}, {0, 0}};
 
@@ -263,7 +369,8 @@ int main(int argc, char **argv)
 {
     int sizes[16], n_sizes = 0;
     const bool stages_mode = argc > 1 && strcmp(argv[1], "--stages") == 0;
-    for (int i = 1 + stages_mode; i < argc && n_sizes < 16; i++) {
+    const bool int8_mode = argc > 1 && strcmp(argv[1], "--int8") == 0;
+    for (int i = 1 + (stages_mode || int8_mode); i < argc && n_sizes < 16; i++) {
         char *end;
         long v = strtol(argv[i], &end, 10);
         if (*end || v < 256 || v > 32768 || v % 256) {
@@ -293,9 +400,11 @@ int main(int argc, char **argv)
     BLAS(cublasCreate(&x.handle));
     if (stages_mode)
         bench_stages(&x, sizes, n_sizes);
+    else if (int8_mode)
+        bench_int8(&x, sizes, n_sizes);
     else
         printf("path,n,blocks,warm,ms_median,tops\n");
-    for (int i = 0; i < n_sizes && !stages_mode; i++) {
+    for (int i = 0; i < n_sizes && !stages_mode && !int8_mode; i++) {
         int n = sizes[i];
         double flops = 2.0 * n * (double)n * n;
         for (int p = PATH_INT8_TN; p <= PATH_ENGINE_TF32; p++) {

@@ -5,7 +5,10 @@
  * of one exact sum), in fast and accurate mode, fp64 and fp32 targets, one
  * cuBLAS call per modulus or one batched call, at k just above 131071, at
  * 2 and 3 chunks, and at one k below the limit for comparison; settings
- * name the split. Exits 77 without a device. */
+ * name the split. On an sm_90 GPU also gemm=engine (the engine's INT8 GEMM
+ * with residues stored as bytes) on awkward shapes up to k = 131040, in the
+ * same modes and targets: bitwise the host model, so bitwise gemm=calls.
+ * Exits 77 without a device. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,8 +34,10 @@ static void *matrix(int64_t count, bool fp32)
     return p;
 }
 
+static const char *const gemm_names[] = {"calls", "batched", "engine"};
+
 static void check_case(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k, bool fp32,
-                       bool accurate, bool batched)
+                       bool accurate, enum mpb_oz2_gemm gemm)
 {
     size_t es = fp32 ? sizeof(float) : sizeof(double);
     void *a = matrix(m * k, fp32), *b = matrix(k * n, fp32);
@@ -40,7 +45,7 @@ static void check_case(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k
     double params[MPB_MAX_PARAMS];
     mpb_param_defaults(fp32 ? mpb_ozaki2_int8_sp_params : mpb_ozaki2_int8_params, MPB_OZ2_N_PARAMS, params);
     params[MPB_OZ2_MODE] = accurate ? MPB_OZ2_ACCURATE : MPB_OZ2_FAST;
-    params[MPB_OZ2_GEMM] = batched ? MPB_OZ2_GEMM_BATCHED : MPB_OZ2_GEMM_CALLS;
+    params[MPB_OZ2_GEMM] = gemm;
     enum mpb_target t = fp32 ? MPB_TARGET_FP32 : MPB_TARGET_FP64;
     void *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
     bool ok = mpb_cuda_alloc(env, &da, es * (size_t)(m * k)) == MPB_STATUS_OK &&
@@ -68,9 +73,9 @@ static void check_case(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k
               (long long)m, (long long)n, (long long)k, gi.settings);
         CHECK(memcmp(c, h, es * (size_t)(m * n)) == 0,
               "%lldx%lldx%lld %s %s %s: GPU output differs from the host model", (long long)m, (long long)n,
-              (long long)k, fp32 ? "fp32" : "fp64", accurate ? "accurate" : "fast", batched ? "batched" : "calls");
+              (long long)k, fp32 ? "fp32" : "fp64", accurate ? "accurate" : "fast", gemm_names[gemm]);
         printf("%5lld %5lld %7lld %s %-8s %-7s  [%s]\n", (long long)m, (long long)n, (long long)k,
-               fp32 ? "fp32" : "fp64", accurate ? "accurate" : "fast", batched ? "batched" : "calls", gi.settings);
+               fp32 ? "fp32" : "fp64", accurate ? "accurate" : "fast", gemm_names[gemm], gi.settings);
     }
     free(a), free(b), free(c), free(h);
 }
@@ -87,7 +92,16 @@ int main(void)
                                         {33, 17, 262200}, {16, 8, 300000}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int v = 0; v < 4; v++)
-            check_case(env, shapes[i][0], shapes[i][1], shapes[i][2], v == 3, v == 1, v == 2);
+            check_case(env, shapes[i][0], shapes[i][1], shapes[i][2], v == 3, v == 1,
+                       v == 2 ? MPB_OZ2_GEMM_BATCHED : MPB_OZ2_GEMM_CALLS);
+    const struct mpb_device_info *dev = mpb_cuda_device(env);
+    static const int64_t engine_shapes[][3] = {{65, 33, 1000}, {1, 1, 1},        {129, 300, 77},
+                                               {300, 257, 2048}, {400, 333, 600},  {7, 5, 131040}};
+    for (size_t i = 0; dev->cc_major == 9 && dev->cc_minor == 0 && i < sizeof engine_shapes / sizeof *engine_shapes;
+         i++)
+        for (int v = 0; v < 3; v++)
+            check_case(env, engine_shapes[i][0], engine_shapes[i][1], engine_shapes[i][2], v == 2, v == 1,
+                       MPB_OZ2_GEMM_ENGINE);
     mpb_cuda_close(env);
     return check_report("test_ozaki2_cuda");
 }
