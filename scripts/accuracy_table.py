@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Markdown tables of the FP64 accuracy sweep (scripts/h200-fp64-accuracy).
+"""Markdown tables of the FP64 accuracy sweep (scripts/gpu-fp64-accuracy).
 
 Usage: /usr/bin/python3 scripts/accuracy_table.py fp64-accuracy.csv
 

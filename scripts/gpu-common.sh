@@ -1,4 +1,4 @@
-# Sourced by the scripts/h200-* sweeps: the binary, the output folder, the
+# Sourced by the scripts/gpu-* sweeps: the binary, the output folder, the
 # library path, and step(), which runs one command under a time limit so
 # that a hang cannot eat the other steps' device time.
 # Env: MPBENCH (default ./build/mpbench; the test programs are found beside
