@@ -4,7 +4,8 @@ configuration of the speed sweep, the speed against native SGEMM measured in
 the same run, err_fro_rel on phi = 0.5 (speed sweep) and on U(-1,1) (accuracy
 sweep), and the `mpbench grade` verdict where one was run.
 
-Usage: /usr/bin/python3 scripts/fp32_split_table.py [RESULTS_DIR]   (default results/h200)
+Usage: /usr/bin/python3 scripts/fp32_split_table.py [GPU_DIR]   (default results/h200: its
+fp32-emulation/ speed, accuracy and grade CSVs, and the grades in fp64-emulation/ and native/)
 """
 import csv
 import os
@@ -26,10 +27,11 @@ def load(path):
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else "results/h200"
-    speed = load(os.path.join(root, "fp32-split-speed.csv"))
-    accuracy = load(os.path.join(root, "fp32-split-accuracy.csv"))
+    speed = load(os.path.join(root, "fp32-emulation", "fp32-split-speed.csv"))
+    accuracy = load(os.path.join(root, "fp32-emulation", "fp32-split-accuracy.csv"))
     grades = {}
-    for name in ("grade-fp32-split-1.csv", "grade-fp32-split-2.csv", "grade-emulation.csv", "grade-native.csv"):
+    for name in ("fp32-emulation/grade-fp32-split-1.csv", "fp32-emulation/grade-fp32-split-2.csv",
+                 "fp64-emulation/grade-emulation.csv", "native/grade-native.csv"):
         path = os.path.join(root, name)
         if os.path.exists(path):
             for row in load(path):

@@ -484,7 +484,7 @@ static enum mpb_gate_perf judge_perf(struct mpb_gate_pair *p, const struct mpb_g
         return MPB_GATE_PERF_AMBIGUOUS;
     }
     /* Calls of tens of µs vary by tens of percent between runs of one session
-     * (launch latency, clock ramp: results/h200/baseline-gate-rerun.md). */
+     * (launch latency, clock ramp: results/h200/gate/baseline-gate-rerun.md). */
     if (fmin(tb, tc) < tol->min_ms) {
         say(p, "calls under %g ms", tol->min_ms);
         return MPB_GATE_PERF_AMBIGUOUS;

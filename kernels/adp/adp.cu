@@ -191,7 +191,7 @@ __global__ static void adp_scan_b(const double *b, int64_t n, int64_t k, int blo
     /* the 64-bit maximum as two 32-bit reductions: the high words, then
      * the low words of the lanes that hold the top high word (with five
      * 64-bit shuffles the kernel took 0.29 ms at n = 8192 on the H200,
-     * with these 0.26; ncu, results/h200/adp-split-kernels/) */
+     * with these 0.26; ncu, kernels/adp/README.md "The split kernels") */
     unsigned top = __reduce_max_sync(0xFFFFFFFFu, (unsigned)(max_bits >> 32));
     unsigned low = __reduce_max_sync(0xFFFFFFFFu,
                                      (unsigned)(max_bits >> 32) == top ? (unsigned)max_bits : 0u);
@@ -440,7 +440,7 @@ __global__ static void adp_residues_b(const double *b, int64_t k, int64_t n, int
  * loop 15 ms at 8192 (serialised behind the arithmetic); loads first, V = 1
  * 2.9 / 11.4; V = 1 at 3 blocks per SM 2.7 / 10.2; V = 2 at 2 blocks per SM
  * (116 registers; at 3 it spills) 2.1 / 7.9, the same output bits
- * (results/h200/adp-crt-reconstruct/). */
+ * (kernels/adp/README.md "The CRT reconstruction"). */
 template <int V>
 __global__ static void __launch_bounds__(256, 2)
     adp_crt_reconstruct(const int32_t *cint, int64_t ldc, double *c, const unsigned long long *amax,

@@ -50,7 +50,7 @@ extern const struct mpb_scheme_cuda mpb_adp_cuda;
  * INT32 result; in groups of 4 the accumulator moves once per 4 planes. On
  * the H200, phi = 0.5, accum_ms went from 4.7 to 1.6 ms at n = 8192 (8
  * GEMMs) and from 21.0 to 5.7 ms at 16384 (11 GEMMs), with the same output
- * bits (results/h200/adp-accum-group/). */
+ * bits (kernels/adp/README.md "One accumulation pass per 4 INT8 GEMMs"). */
 #define ADP_ACC_GROUP 4
 
 /* cuBLAS's workspace size: 32 MiB, cublasSetWorkspace's recommendation for

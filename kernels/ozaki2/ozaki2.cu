@@ -9,7 +9,7 @@
  *   gemm   N INT8→INT32 GEMMs, one cuBLAS call per modulus and output tile
  *          (gemm=calls) or one strided-batched call per tile (gemm=batched;
  *          on the H200 at 16384, 15 moduli, the whole call: 124–132 ms
- *          against 102 ms for separate calls, results/h200/ozaki2-tiles.csv),
+ *          against 102 ms for separate calls, results/h200/fp64-emulation/ozaki2-tiles.csv),
  *          or all N in one launch of the engine's INT8 GEMM (gemm=engine,
  *          kernels/tc/tc_i8.h), whose epilogue stores modulus 256's sums as
  *          INT32 and every other modulus' sum reduced modulo it, one byte;

@@ -48,7 +48,7 @@ const struct mpb_param_spec mpb_ozaki2_int8_sp_params[] = OZ2_PARAMS("8");
 
 /* The auto tiles: rows not blocked, columns as every INT8 scheme blocks them
  * (mpb_int8_block_cols). The nblock/mblock sweep behind that choice is
- * results/h200/ozaki2-tiles.csv. */
+ * results/h200/fp64-emulation/ozaki2-tiles.csv. */
 int64_t mpb_oz2_block_cols(const double *params, int64_t n)
 {
     int64_t nb = (int64_t)params[MPB_OZ2_NBLOCK];

@@ -40,7 +40,7 @@ struct tc_mma_model {
 };
 
 /* The model `mpbench probe` fitted on the H200, bit for bit on every test of
- * mma.sync and wgmma with FP16, BF16 and TF32 inputs (results/h200/probe.csv):
+ * mma.sync and wgmma with FP16, BF16 and TF32 inputs (results/h200/probe/probe.csv):
  * one fused sum per instruction, c among the addends, each addend cut toward
  * zero to 25 bits below the largest exponent e(a)+e(b), the sum rounded
  * toward zero. */
