@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Markdown tables of an emulation benchmark (README "Results on the H200").
+"""Markdown tables of an emulation benchmark (results/h200/fp64-emulation/README.md).
 
 Usage: /usr/bin/python3 scripts/emulation_table.py RESULTS.csv LOWP.csv
 
