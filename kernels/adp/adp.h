@@ -6,7 +6,7 @@
  * (engine=crt, the default, where its 25 moduli suffice; adp_crt_arith.h).
  * adp.cu is the GPU path, adp_host.c the host model.
  *
- * What a row reports (README "adp"):
+ * What a row reports (kernels/adp/README.md):
  *   slices   = INT8 slices s, or CRT moduli N, of the last call (0 when it
  *              ran native)
  *   fallback = 1 when native DGEMM ran; the note says why (nonfinite or

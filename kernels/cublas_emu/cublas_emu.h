@@ -5,7 +5,7 @@
  * emulation setting leaks into the shared handle or into the next case
  * (specs/h200.md, "Pitfall seen").
  *
- * What a row reports (README):
+ * What a row reports (kernels/cublas_emu/README.md):
  *   cublas_fp64emu  slices   = mantissa bits cuBLAS retained in the last call
  *                              (read through cublasSetFixedPointEmulation-
  *                              MantissaBitCountPointer; INT8 slices =

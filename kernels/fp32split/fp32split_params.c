@@ -200,7 +200,7 @@ bool mpb_ape_bf16x3_check(const double *p, const struct mpb_gemm *g, const struc
     return check(FS_APE, p, g, d, w, l);
 }
 
-/* Error bounds f (README "FP32 split family" has the derivation in words):
+/* Error bounds f (kernels/fp32split/README.md has the derivation in words):
  * the engine's accumulation (tc_accum_bound), plus the products the recipe
  * leaves out and the split's remainder. */
 static double accumulation(const struct fs_recipe *r, int64_t k)

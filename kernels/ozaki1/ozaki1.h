@@ -4,7 +4,7 @@
  * the plan (slice counts and the GEMM calls) in ozaki1_plan.c; the host
  * model in ozaki1_host.c; the CUDA backend in ozaki1.cu.
  *
- * What a row reports (README): slices = digits per row of A / column of B
+ * What a row reports (kernels/ozaki1/README.md): slices = digits per row of A / column of B
  * (the larger of the two for fp16), fallback = 0; settings list β, the
  * digit counts, the GEMM calls and the accumulation. */
 #ifndef MPB_OZAKI1_H

@@ -2,7 +2,7 @@
  * Ozaki, Uchino, Imamura 2025, arXiv 2504.08009): CRT over N pairwise-
  * coprime moduli ≤ 256, one INT8→INT32 GEMM per modulus.
  *
- * What a row reports (README):
+ * What a row reports (kernels/ozaki2/README.md):
  *   slices   = moduli used (N)
  *   fallback = 0 (there is no fallback: a row of A or column of B holding
  *              NaN or ±Inf gives NaN in its row/column of C)

@@ -6,7 +6,7 @@
  * parameters, check(), bound and notes in quantensor_params.c; the host
  * model in quantensor_host.c; the CUDA backend in quantensor.cu.
  *
- * What a row reports (README): slices = INT8 slices per row of A / column
+ * What a row reports (kernels/quantensor/README.md): slices = INT8 slices per row of A / column
  * of B (1, 2, 3, 3 at levels 0..3), fallback = 0; settings = levels, slices,
  * products (INT8 GEMMs per k chunk) and the k split when there is one; note
  * = values the slices did not hold exactly, those lost entirely, and rows /

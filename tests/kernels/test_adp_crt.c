@@ -40,7 +40,7 @@ static void test_budget_and_count(void)
                       "bits=%d k=%lld: no count, though 25 moduli cover it", bits, (long long)k);
             }
         }
-    /* the H200 cases: W = 64 and 81 at k = 16384 (README) */
+    /* the H200 cases: W = 64 and 81 at k = 16384 (kernels/adp/README.md) */
     CHECK(adp_crt_moduli(64, 16384) == 19, "W=64: %d moduli", adp_crt_moduli(64, 16384));
     CHECK(adp_crt_moduli(81, 16384) == 23, "W=81: %d moduli", adp_crt_moduli(81, 16384));
     CHECK(adp_crt_moduli(89, 4096) == 25 && adp_crt_moduli(90, 4096) == 0, "W=89/90 at k=4096: %d/%d moduli",

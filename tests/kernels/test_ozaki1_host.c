@@ -5,7 +5,7 @@
  *    fp32, on phi 0.5..4 and Test 2;
  *  - dp mode: err_fro_rel within 4x of the dgemm host model on phi 0.1, 1, 2;
  *  - int8: fixed point by Test 2 (fails at wide b, passes at b = 0);
- *  - NaN/±Inf (README "Ozaki scheme I"): NaN where the row of A or column
+ *  - NaN/±Inf (kernels/ozaki1/README.md): NaN where the row of A or column
  *    of B holds one, the other entries unaffected, every scheme and mode;
  *  - subnormal inputs: cr still correctly rounded where they decide C_ij. */
 #include <math.h>
