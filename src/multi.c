@@ -42,6 +42,10 @@ struct part_status {
 struct part_report {
     struct part_status st;
     struct mpb_scheme_info info;
+    /* where this part's untimed time went (ms): generating its blocks of A
+     * and B, the scheme's setup (cuBLASMp's grid, descriptors, workspace),
+     * putting its blocks of C into the shared C */
+    double prepare_ms, setup_ms, gather_ms;
 };
 
 /* The shared arrays as one process maps them. */
@@ -242,10 +246,12 @@ static void run_cuda_part(const struct multi_job *job, struct part *p, double *t
     double phase_ms[MPB_PHASE_COUNT];
     struct mpb_gemm g = {.m = job->m, .n = job->n, .k = job->k, .target = MPB_TARGET_FP64,
                          .a = p->la, .b = p->lb, .c = p->lc};
+    double t0 = mpb_now_ms();
     if (ops->setup(p->env, &p->mp, job->sp, &state) != MPB_STATUS_OK) {
         part_failure(p, &rep->st, "scheme setup");
         return;
     }
+    rep->setup_ms = mpb_now_ms() - t0;
     if (mpb_cuda_time(p->env, ops->calls, state, &g, job->warmup, 0, job->reps, times, phase_ms) != MPB_STATUS_OK)
         part_failure(p, &rep->st, "timed calls");
     else if (ops->calls->report(p->env, state, &rep->info) != MPB_STATUS_OK)
@@ -259,15 +265,16 @@ static void part_execute(const struct multi_job *job, struct part *p, const stru
 {
     set_status(&rep->st, MPB_STATUS_OK, false, "%s", "");
     rep->info = (struct mpb_scheme_info){.slices = -1, .fallback = -1};
-    if (!p->env) {
+    if (!p->env)
         run_host_part(job, p, times, rep);
-        if (rep->st.status == MPB_STATUS_OK)
-            scatter(&p->mp.c, p->lc, sh->c);
-        return;
-    }
-    run_cuda_part(job, p, times, rep);
-    if (rep->st.status == MPB_STATUS_OK)
+    else
+        run_cuda_part(job, p, times, rep);
+    double t0 = mpb_now_ms();
+    if (rep->st.status == MPB_STATUS_OK && !p->env)
+        scatter(&p->mp.c, p->lc, sh->c);
+    else if (rep->st.status == MPB_STATUS_OK)
         download_scatter(p, &p->mp.c, p->lc, sh->c, &rep->st);
+    rep->gather_ms = mpb_now_ms() - t0;
 }
 
 static void part_free(struct part *p)
@@ -328,8 +335,11 @@ int mpb_cmd_rank(int argc, char **argv)
         set_status(&rep.st, MPB_STATUS_ERROR, false, "%s", "cannot map the shared arrays");
     else if (job.ordinal >= 0 && !(p.env = mpb_cuda_open(job.ordinal, why, sizeof why)))
         set_status(&rep.st, MPB_STATUS_ERROR, false, "%s", why);
-    else
+    else {
+        double t0 = mpb_now_ms();
         part_prepare(&job, &p, &sh, &rep.st);
+        rep.prepare_ms = mpb_now_ms() - t0;
+    }
     /* tests only (tests/test_multi.sh): this part dies before it is ready */
     const char *die = getenv("MPBENCH_MULTI_PART_EXIT");
     if (die && atoi(die) == job.rank)
@@ -471,7 +481,8 @@ static bool first_failure(int ranks, const struct part_report *reps, struct mpb_
 }
 
 /* The parts' reports into the row: the first failure, else the times (the
- * slowest part's per call) and part 0's settings. */
+ * slowest part's per call), part 0's settings, and the note with where the
+ * untimed time went (the slowest part's, for each step). */
 static void combine(int ranks, const struct part_report *reps, double *const *times, int n_reps,
                     struct mpb_result *res)
 {
@@ -486,6 +497,14 @@ static void combine(int ranks, const struct part_report *reps, double *const *ti
         size_t len = strlen(res->info.settings);
         snprintf(res->info.settings + len, sizeof res->info.settings - len, " ranks=%d", ranks);
     }
+    double prepare = 0, setup = 0, gather = 0;
+    for (int i = 0; i < ranks; i++) {
+        prepare = fmax(prepare, reps[i].prepare_ms);
+        setup = fmax(setup, reps[i].setup_ms);
+        gather = fmax(gather, reps[i].gather_ms);
+    }
+    snprintf(res->note, sizeof res->note, "%s%suntimed, slowest part: fill %.1f ms, setup %.1f ms, gather %.1f ms",
+             res->info.note, res->info.note[0] ? "; " : "", prepare, setup, gather);
 }
 
 /* A, B and C on the host for the reference, from the shared arrays. */
@@ -556,7 +575,9 @@ static bool start_parts(const struct mpb_runner *r, int base, int ranks, struct 
     }
     mr->p0.env = r->env;
     mr->job.ordinal = base;
+    double t0 = mpb_now_ms();
     part_prepare(&mr->job, &mr->p0, &mr->sh, &mr->reports[0].st);
+    mr->reports[0].prepare_ms = mpb_now_ms() - t0;
     for (int i = 1; i < ranks; i++)
         if (!read_all(mr->children[i].from, &mr->reports[i].st, sizeof mr->reports[i].st))
             set_status(&mr->reports[i].st, MPB_STATUS_ERROR, false, "%s", "the part's process ended before it was ready");
