@@ -152,8 +152,8 @@ static enum mpb_gate_acc judge_accuracy(struct mpb_gate_pair *p, double factor)
         say(p, "status ok→%s", shown(cs));
         return MPB_GATE_ACC_WORSE;
     }
-    const char *bh = mpb_gate_cell(p->base, MPB_COL_out_hash);
-    if (*bh && !strcmp(bh, mpb_gate_cell(p->cand, MPB_COL_out_hash)))
+    /* rows with status ok have a hash (gate_row.c) */
+    if (!strcmp(mpb_gate_cell(p->base, MPB_COL_out_hash), mpb_gate_cell(p->cand, MPB_COL_out_hash)))
         return MPB_GATE_ACC_SAME;
     const char *bg = mpb_gate_cell(p->base, MPB_COL_grade), *cg = mpb_gate_cell(p->cand, MPB_COL_grade);
     /* Whether a checked case is graded depends on its inputs and reference

@@ -107,13 +107,14 @@ static bool read_row(struct reader *r, char **fields, int lineno, char *why, siz
 
 /* What mpbench never writes into a record: a NUL byte, a CR outside quotes
  * (it writes a cell's line breaks as spaces, lines end in LF alone), an
- * empty line, a record with no line end. */
+ * empty line, a record with no line end or an open quote at the end. */
 static const char *stray_bytes(const char *rec, size_t len, bool complete)
 {
     if (strlen(rec) != len)
         return "a NUL byte";
     if (!complete)
-        return "no line end: a truncated last record (mpbench run --resume drops one)";
+        return rec[len - 1] == '\n' ? "a quote that never closes (the record runs to the end of the file)"
+                                    : "no line end: a truncated last record (mpbench run --resume drops one)";
     bool quoted = false;
     for (const char *s = rec; *s; s++) {
         quoted ^= *s == '"';

@@ -302,7 +302,7 @@ refused c "$TMP/l.csv" "an extra field" "$TMP/l.csv:$LA: 51 fields, the header h
 sed "${LA}s/,ok,/,/" "$C" >"$TMP/l.csv"
 refused c "$TMP/l.csv" "a missing field" "$TMP/l.csv:$LA: 49 fields, the header has 50"
 sed "${LA}s/,ok,/,\"ok,/" "$C" >"$TMP/l.csv"
-refused c "$TMP/l.csv" "an open quote" "$TMP/l.csv:$LA:"
+refused c "$TMP/l.csv" "an open quote" "$TMP/l.csv:$LA: a quote that never closes"
 head -c 3000 /dev/zero | tr '\0' '\377' >"$TMP/l.csv"
 refused c "$TMP/l.csv" "binary bytes" "$TMP/l.csv:1:"
 : >"$TMP/l.csv"
