@@ -30,8 +30,7 @@ static void gate_help(void)
 "usage: mpbench gate --baseline B.csv --candidate C.csv [--perf-tol PCT]\n"
 "                    [--min-ms MS] [--err-tol FACTOR] [--json FILE] [--report-only]\n"
 "\n"
-"Compares two results CSVs case by case, joined on case_id (when a file has\n"
-"several rows of one case_id, its last row counts). Prints both sides'\n"
+"Compares two results CSVs case by case, joined on case_id. Prints both sides'\n"
 "driver, CUDA runtime, cuBLAS, mpbench and commit versions (\"mixed\" when they\n"
 "vary inside a file), a markdown table of every case whose verdict is not\n"
 "SAME, and the count of each verdict.\n"
@@ -55,7 +54,8 @@ static void gate_help(void)
 "or status ok -> not ok. The floor is 2^-10 u for err_* (u = 2^-53 fp64,\n"
 "2^-24 fp32) and 2^-10 for rho_* (in units of u). MISSING: only in the\n"
 "baseline; NEW: only in the candidate; INCOMPARABLE: scheme_version, gpu_name\n"
-"or impl differ.\n"
+"or impl differ, or both rows were checked against a reference and only one\n"
+"is graded.\n"
 "Performance, for comparable impl=cuda rows with status ok on both sides\n"
 "(else -):\n"
 "r = candidate / baseline time_ms_median, t = max(PCT, 2 * noise_pct);\n"
@@ -64,9 +64,12 @@ static void gate_help(void)
 "\n"
 "Exit: 0 pass; 1 any WORSE, SLOW, MISSING or INCOMPARABLE, or no case_id in\n"
 "both files (nothing compared) (0 with --report-only); 2 usage error (or --json\n"
-"FILE not writable, or an input); 3 a file that cannot be read or is not an\n"
-"mpbench CSV, or a cell a verdict reads that is malformed (a nan or negative\n"
-"error, a grade other than A/B/C/F, an unknown status...: file, line, column).");
+"FILE not writable, or an input); 3 a file that cannot be read or is not what\n"
+"mpbench writes (file, line, column): a header other than one schema_version's\n"
+"columns, a row of another schema_version, a case_id twice, CR LF line ends, a\n"
+"truncated last record, a cell a verdict reads that is malformed (nan, -1, +1,\n"
+"0x1p-50, m = 0, grade Z...) or that its row contradicts (a grade its rho do\n"
+"not give, errors under ref none or without a grade's bounds...).");
 }
 
 static bool parse_real(const char *opt, const char *text, double lo, const char *what, double *out)
@@ -157,7 +160,7 @@ static void print_versions(const struct mpb_gate_file *base, const struct mpb_ga
     printf("| | baseline | candidate |\n|---|---|---|\n| file |");
     md_cell(base->path);
     md_cell(cand->path);
-    printf("\n| cases | %d | %d |\n", base->n_live, cand->n_live);
+    printf("\n| cases | %d | %d |\n", base->n_rows, cand->n_rows);
     for (int i = 0; i < N_VERSION_COLS; i++) {
         printf("| %s |", mpb_csv_column_names[version_cols[i]]);
         md_cell(mpb_gate_version(base, version_cols[i]));
@@ -255,18 +258,17 @@ static void json_real(FILE *f, const char *key, double x)
         fputs("null", f);
 }
 
-/* A dimension as a JSON number: digits with no leading zero, else null. */
+/* A dimension: an integer >= 1, as mpb_gate_load checked. */
 static void json_dim(FILE *f, const char *key, const char *d)
 {
-    bool plain = *d && !d[strspn(d, "0123456789")] && (d[0] != '0' || !d[1]);
-    fprintf(f, ", \"%s\": %s", key, plain ? d : "null");
+    fprintf(f, ", \"%s\": %s", key, d);
 }
 
 static void json_side(FILE *f, const char *name, const struct mpb_gate_file *g)
 {
     fprintf(f, "  \"%s\": {\"file\": ", name);
     json_str(f, g->path);
-    fprintf(f, ", \"cases\": %d", g->n_live);
+    fprintf(f, ", \"cases\": %d", g->n_rows);
     for (int i = 0; i < N_VERSION_COLS; i++) {
         fprintf(f, ", \"%s\": ", mpb_csv_column_names[version_cols[i]]);
         json_str(f, mpb_gate_version(g, version_cols[i]));

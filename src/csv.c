@@ -74,6 +74,57 @@ void mpb_row_clear(struct mpb_row *row)
     }
 }
 
+static const char *skip_digits(const char *s)
+{
+    while (*s >= '0' && *s <= '9')
+        s++;
+    return s;
+}
+
+/* An optional '-', then digits with no leading zero; NULL without digits. */
+static const char *skip_integer(const char *s)
+{
+    if (*s == '-')
+        s++;
+    if (*s == '0')
+        return s + 1;
+    const char *end = skip_digits(s);
+    return end > s ? end : NULL;
+}
+
+bool mpb_csv_read_real(const char *s, double *x)
+{
+    if (!strcmp(s, "inf") || !strcmp(s, "-inf")) {
+        *x = *s == '-' ? -INFINITY : INFINITY;
+        return true;
+    }
+    const char *p = skip_integer(s), *from;
+    if (p && *p == '.') {
+        from = p + 1;
+        p = skip_digits(from);
+        p = p > from ? p : NULL;
+    }
+    if (p && *p == 'e') {
+        from = p + 2;
+        p = (p[1] == '+' || p[1] == '-') && skip_digits(from) > from ? skip_digits(from) : NULL;
+    }
+    if (!p || *p)
+        return false;
+    *x = strtod(s, NULL);
+    return isfinite(*x); /* not 1e999: no double prints so */
+}
+
+bool mpb_csv_read_int(const char *s, int64_t *x)
+{
+    const char *end = skip_integer(s);
+    if (!end || *end)
+        return false;
+    errno = 0;
+    long long v = strtoll(s, NULL, 10);
+    *x = v;
+    return errno == 0;
+}
+
 struct mpb_csv {
     FILE *f;
     int lock_fd; /* holds the flock on a FILE for the whole run; -1 for none */

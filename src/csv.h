@@ -46,6 +46,13 @@ void mpb_row_set_double(struct mpb_row *row, enum mpb_col col, double x);
 void mpb_row_set_int(struct mpb_row *row, enum mpb_col col, int64_t x);
 void mpb_row_clear(struct mpb_row *row);
 
+/* A cell read back in the grammar the two writers above use, and its
+ * value. A real: [-]digits[.digits][e±digits] with no leading zero (what
+ * %.17g prints), or inf, -inf; an integer: [-]digits, no leading zero,
+ * within int64_t. No space, '+', hex, nan or empty cell. */
+bool mpb_csv_read_real(const char *s, double *x);
+bool mpb_csv_read_int(const char *s, int64_t *x);
+
 struct mpb_csv;
 
 /* Open for writing: "-" is stdout. A FILE is locked (flock) until

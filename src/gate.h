@@ -8,29 +8,29 @@
 #include <stddef.h>
 #include "csv.h"
 
-/* One results CSV. Columns are found by name, so a file written by a
- * version with more (appended) columns still reads; cells of columns the
- * file lacks stay NULL, like empty ones. */
+/* One results CSV, as mpbench writes it (gate_load.c, gate_row.c). */
 struct mpb_gate_file {
     const char *path;
-    struct mpb_row *rows; /* data rows, file order */
+    struct mpb_row *rows;         /* data rows, file order; one per case_id */
     int n_rows;
-    const struct mpb_row **live;  /* rows that count (the last of each case_id), file order */
-    int n_live;
     const struct mpb_row **by_id; /* the same, sorted by case_id */
 };
 
-/* False with a reason naming the file (and line) when it cannot be read or
- * is not an mpbench CSV, or (naming line and column) when a cell a verdict
- * reads is malformed: a nan or negative error, a grade other than A, B, C,
- * F, an unknown status, target or impl, a time that is not a number (exit 3). */
+/* False with a reason (exit 3) naming the file, and the line and column
+ * where there is one, when it cannot be read or is not what mpbench
+ * writes: a header that is not one schema_version's exact column list, a
+ * row of another schema_version, a cell a verdict reads that is not in the
+ * writer's grammar (a nan or negative error, a grade other than A, B, C,
+ * F, m = 0...) or that contradicts the rest of its row (a grade its ρ do
+ * not give, errors without a reference...), a case_id twice, a line end
+ * other than LF, a truncated last record. */
 bool mpb_gate_load(struct mpb_gate_file *f, const char *path, char *why, size_t why_len);
 void mpb_gate_free(struct mpb_gate_file *f);
 
 /* A cell's text; "" when empty, or when `row` is NULL. */
 const char *mpb_gate_cell(const struct mpb_row *row, enum mpb_col col);
 
-/* A version column over the live rows: its value, NULL when every cell is
+/* A version column over the rows: its value, NULL when every cell is
  * empty, "mixed" when two non-empty cells differ. */
 const char *mpb_gate_version(const struct mpb_gate_file *f, enum mpb_col col);
 
@@ -40,7 +40,8 @@ enum mpb_gate_acc {
     MPB_GATE_ACC_WORSE,        /* an error grew past it, the grade dropped, or status left ok */
     MPB_GATE_ACC_MISSING,      /* case only in the baseline */
     MPB_GATE_ACC_NEW,          /* case only in the candidate */
-    MPB_GATE_ACC_INCOMPARABLE, /* scheme_version, gpu_name or impl differ */
+    MPB_GATE_ACC_INCOMPARABLE, /* scheme_version, gpu_name or impl differ, or checked
+                                  on both sides but graded on one only */
     MPB_GATE_ACC_COUNT
 };
 

@@ -42,6 +42,37 @@ static void test_split(void)
     CHECK(mpb_csv_split("\"open,x", buf, sizeof buf, f, 8) == -1, "unterminated quote accepted");
 }
 
+/* The grammar cells are read back in: what %.17g and PRId64 print, nothing else. */
+static void test_read_numbers(void)
+{
+    static const char *const reals[] = {"0", "-0", "1", "0.5", "-2.5", "1.0912105871563946e-15", "1e+300",
+                                        "4.9406564584124654e-324", "inf", "-inf", "10.0", "1e-16"};
+    static const char *const not_reals[] = {"", " 1", "1 ", "+1", "01", "00.5", ".5", "1.", "1e5", "1E-5",
+                                            "1e+", "0x1p-50", "nan", "NaN", "infinity", "Inf", "1e999",
+                                            "-", "1,5", "1e-16x", "--1"};
+    static const char *const ints[] = {"0", "7", "-3", "1024", "9223372036854775807"};
+    static const char *const not_ints[] = {"", "04", "+2", " 2", "2 ", "2.0", "1e3", "0x10", "-",
+                                           "9223372036854775808", "99999999999999999999999"};
+    double x;
+    int64_t i;
+    for (size_t k = 0; k < sizeof reals / sizeof reals[0]; k++)
+        CHECK(mpb_csv_read_real(reals[k], &x) && x == strtod(reals[k], NULL), "real '%s' refused", reals[k]);
+    for (size_t k = 0; k < sizeof not_reals / sizeof not_reals[0]; k++)
+        CHECK(!mpb_csv_read_real(not_reals[k], &x), "real '%s' accepted", not_reals[k]);
+    for (size_t k = 0; k < sizeof ints / sizeof ints[0]; k++)
+        CHECK(mpb_csv_read_int(ints[k], &i) && i == strtoll(ints[k], NULL, 10), "integer '%s' refused", ints[k]);
+    for (size_t k = 0; k < sizeof not_ints / sizeof not_ints[0]; k++)
+        CHECK(!mpb_csv_read_int(not_ints[k], &i), "integer '%s' accepted", not_ints[k]);
+    struct mpb_row row = {0};
+    mpb_row_set_double(&row, MPB_COL_err_fro_rel, 0x1p-50);
+    mpb_row_set_double(&row, MPB_COL_rho_a_max, INFINITY);
+    mpb_row_set_int(&row, MPB_COL_m, INT64_MIN);
+    CHECK(mpb_csv_read_real(row.cell[MPB_COL_err_fro_rel], &x) && x == 0x1p-50, "%s", row.cell[MPB_COL_err_fro_rel]);
+    CHECK(mpb_csv_read_real(row.cell[MPB_COL_rho_a_max], &x) && isinf(x), "%s", row.cell[MPB_COL_rho_a_max]);
+    CHECK(mpb_csv_read_int(row.cell[MPB_COL_m], &i) && i == INT64_MIN, "%s", row.cell[MPB_COL_m]);
+    mpb_row_clear(&row);
+}
+
 static void test_write_and_resume(const char *path)
 {
     char why[512];
@@ -237,6 +268,7 @@ int main(void)
         return 99;
     close(fd);
     test_split();
+    test_read_numbers();
     test_write_and_resume(path);
     test_foreign_header(path);
     test_lock(path);

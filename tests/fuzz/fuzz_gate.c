@@ -6,7 +6,8 @@
  * baseline before it and the candidate after it.
  * Checks: the exit code is 0 (--report-only) or 3 (not an mpbench CSV), and
  * the --json file, when written, is well-formed JSON (syntax only; bytes
- * above 0x7f pass as they are). */
+ * above 0x7f pass as they are); a file the gate reads and that holds a row
+ * passes against itself (whatever its rows say, they are the same). */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 
 #include "commands.h"
 #include "fuzz/fuzz_util.h"
+#include "gate.h"
 #include "status.h"
 
 /* A JSON syntax check, recursive descent over the whole file. */
@@ -196,6 +198,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* --report-only: 0, or 3 when a file is not an mpbench CSV. */
     FUZZ_CHECK(code == MPB_EXIT_OK || code == MPB_EXIT_RUNTIME);
     FUZZ_CHECK(code != MPB_EXIT_OK || json_file_ok(json_path));
+    struct mpb_gate_file f;
+    char why[1024];
+    if (!nul && mpb_gate_load(&f, base_path, why, sizeof why)) {
+        bool rows = f.n_rows > 0;
+        mpb_gate_free(&f);
+        char *self[] = {"gate", "--baseline", base_path, "--candidate", base_path, NULL};
+        FUZZ_CHECK(!rows || mpb_cmd_gate(5, self) == MPB_EXIT_OK);
+    }
     unlink(base_path);
     unlink(cand_path);
     unlink(json_path);

@@ -76,27 +76,28 @@ done <<EOF
 0000000000000014 INCOMPARABLE - 1 other-scheme-version
 0000000000000015 INCOMPARABLE - 1 other-impl
 0000000000000016 SAME - 0 host-no-perf
-0000000000000017 SAME SAME 0 last-row-wins
+0000000000000017 SAME SAME 0 same-bits-small
 0000000000000018 CHANGED SAME 0 no-errors-by-hash
 0000000000000019 WORSE SAME 1 errors-lost
 0000000000000020 CHANGED SAME 0 quotes-and-pipe
 0000000000000021 SAME - 0 both-not-supported
 0000000000000022 CHANGED - 0 not-supported-to-ok
-0000000000000023 CHANGED SAME 0 one-side-graded
+0000000000000023 INCOMPARABLE - 1 one-side-graded
 0000000000000024 SAME AMBIGUOUS 0 slower-but-under-min-ms
 EOF
 
-grep -qxF "accuracy: 9 SAME, 6 CHANGED, 4 WORSE, 1 MISSING, 1 NEW, 3 INCOMPARABLE" "$TMP/report" ||
+grep -qxF "accuracy: 9 SAME, 5 CHANGED, 4 WORSE, 1 MISSING, 1 NEW, 4 INCOMPARABLE" "$TMP/report" ||
     fail "accuracy counts"
-grep -qxF "performance: 11 SAME, 1 FAST, 1 SLOW, 2 AMBIGUOUS, 9 without a verdict (-)" "$TMP/report" ||
+grep -qxF "performance: 10 SAME, 1 FAST, 1 SLOW, 2 AMBIGUOUS, 10 without a verdict (-)" "$TMP/report" ||
     fail "performance counts"
 grep -qxF "| driver_version | 570.86.15 | 580.159.04 |" "$TMP/report" || fail "driver versions"
 grep -qxF "| cublas_version | 12.8.4 | 13.1.0 |" "$TMP/report" || fail "cuBLAS versions"
 grep -qxF "| git_sha | abc123def456 | mixed |" "$TMP/report" || fail "a mixed git_sha"
-grep -qxF "| cases | 23 | 23 |" "$TMP/report" || fail "case counts (one row per case_id)"
+grep -qxF "| cases | 23 | 23 |" "$TMP/report" || fail "case counts"
 grep -qF '| strategy=eager note="a\|b" |' "$TMP/report" || fail "a '|' in a cell is not escaped"
 for why in '| grade A→B |' '| status ok→error |' '| err_max_rel 1e-16→3e-16 |' \
-    '| gpu_name NVIDIA H200→NVIDIA H100 80GB HBM3 |' '| 6 error column(s) empty in the candidate only |'; do
+    '| gpu_name NVIDIA H200→NVIDIA H100 80GB HBM3 |' '| 6 error column(s) empty in the candidate only |' \
+    '| graded on one side only (grade A→(empty)) |'; do
     grep -qF -- "$why" "$TMP/report" || fail "no reason $why in the table"
 done
 
@@ -141,22 +142,22 @@ expect 2 "--json '/nonexistent-dir/g.json'" -- \
 
 expect 2 "--json '$TMP/b.csv': that is an input file" -- \
     gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --json "$TMP/b.csv"
-[ "$(wc -l <"$TMP/b.csv")" = 25 ] || fail "--json naming the baseline touched it"
+[ "$(wc -l <"$TMP/b.csv")" = 24 ] || fail "--json naming the baseline touched it"
 
 # 3: a file that cannot be read, or is not an mpbench CSV; no --json left behind.
 expect 3 "$TMP/none.csv: cannot read" -- gate --baseline "$TMP/none.csv" --candidate "$TMP/c.csv"
 printf 'a,b\n1,2\n' >"$TMP/foreign.csv"
-expect 3 "$TMP/foreign.csv: its header is not mpbench's" -- \
+expect 3 "$TMP/foreign.csv:1: its header is not mpbench's" -- \
     gate --baseline "$TMP/b.csv" --candidate "$TMP/foreign.csv" --json "$TMP/bad.json"
 [ ! -e "$TMP/bad.json" ] || fail "--json file left behind after exit 3"
 sed '1s/,out_hash,/,hash,/' "$TMP/b.csv" >"$TMP/nohash.csv"
-expect 3 "no column 'out_hash'" -- gate --baseline "$TMP/nohash.csv" --candidate "$TMP/c.csv"
+expect 3 "$TMP/nohash.csv:1: its header is not mpbench's: column 'hash' (field 37)" -- gate --baseline "$TMP/nohash.csv" --candidate "$TMP/c.csv"
 : >"$TMP/empty.csv"
 expect 3 "$TMP/empty.csv: empty" -- gate --baseline "$TMP/empty.csv" --candidate "$TMP/c.csv"
 { cat "$TMP/c.csv"; tail -n 1 "$TMP/c.csv" | head -c 60; } >"$TMP/cut.csv"
-expect 3 "$TMP/cut.csv:26:" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
-sed '2s/^1,/5,/' "$TMP/c.csv" >"$TMP/schema5.csv"
-expect 3 "schema_version '5'; this mpbench reads 1 to 4" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema5.csv"
+expect 3 "$TMP/cut.csv:25: no line end" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
+sed '2s/^4,/5,/' "$TMP/c.csv" >"$TMP/schema5.csv"
+expect 3 "$TMP/schema5.csv:2: column schema_version (field 1): '5', but the header is schema_version 4's" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema5.csv"
 
 # The gate must not pass what it cannot judge: every value a verdict reads
 # is checked (exit 3 naming file, line and column), and a gate that
@@ -186,8 +187,16 @@ for bad in "35 Z grade" "38 fine status" "38 '' status" "17 fast time_ms_median"
     expect 3 "$TMP/bad.csv:2: column $3 (field $1): '$2' is not" -- \
         gate --baseline "$TMP/pb.csv" --candidate "$TMP/bad.csv"
 done
-setcell "$TMP/b.csv" 0 32 inf "$TMP/inf.csv" # an infinite error is a value (fp16 overflow)
-expect 1 "gate: FAIL" -- gate --baseline "$TMP/inf.csv" --candidate "$TMP/c.csv"
+# An infinite error is a value (fp16 overflow), under grade F only: the
+# candidate's finite errors are no worse than it.
+pick 0000000000000001
+setcell "$TMP/pb.csv" 2 32 inf "$TMP/inf.csv"
+expect 3 "$TMP/inf.csv:2: column rho_a_max (field 32): 'inf', but the row is graded A" -- \
+    gate --baseline "$TMP/inf.csv" --candidate "$TMP/pc2.csv"
+setcell "$TMP/inf.csv" 2 33 inf "$TMP/inf2.csv"
+setcell "$TMP/inf2.csv" 2 34 inf "$TMP/inf.csv"
+setcell "$TMP/inf.csv" 2 35 F "$TMP/inf-f.csv"
+expect 0 "| CHANGED | SAME |" -- gate --baseline "$TMP/inf-f.csv" --candidate "$TMP/pc2.csv"
 head -n 1 "$TMP/b.csv" >"$TMP/header-only.csv"
 expect 1 "gate: FAIL (no case_id in both files: nothing was compared)" -- \
     gate --baseline "$TMP/header-only.csv" --candidate "$TMP/c.csv"
@@ -199,18 +208,18 @@ expect 1 "nothing was compared" -- gate --baseline "$TMP/pb.csv" --candidate "$T
 
 # RFC 4180: a quoted cell may hold a line break (a record spans lines).
 awk -F, -v OFS=, '$3 == "0000000000000001" { $39 = "\"two" "\n" "lines, \"\"quoted\"\"\"" } 1' "$TMP/b.csv" >"$TMP/nl.csv"
-[ "$(wc -l <"$TMP/nl.csv")" = 26 ] || fail "the multi-line fixture has $(wc -l <"$TMP/nl.csv") lines, expected 26"
+[ "$(wc -l <"$TMP/nl.csv")" = 25 ] || fail "the multi-line fixture has $(wc -l <"$TMP/nl.csv") lines, expected 25"
 expect 0 "gate: PASS" -- gate --baseline "$TMP/nl.csv" --candidate "$TMP/b.csv"
 expect 0 "| cases | 23 | 23 |" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/nl.csv"
 
 # Schema 1 (schema1.csv: the first H200 gating baseline, written before
 # ref_check was appended) against schema 2 (the same rows rewritten with the
-# new column, ref_check filled), both ways: the gate joins by case_id and
+# new columns, ref_check and cr_mismatch filled), both ways: the gate joins by case_id and
 # reads columns by name.
 v1="$DIR/schema1.csv"
 head -n 1 "$v1" | grep -q ',tags$' || fail "$v1 is no longer a schema-1 file"
-sed -e '1s/$/,ref_check/' -e '2,$s/^1,//' -e '2,$s/^/2,/' -e '2,$s/$/,1.5e-12/' "$v1" >"$TMP/v2.csv"
-head -n 2 "$TMP/v2.csv" | tail -n 1 | grep -q '^2,.*,1.5e-12$' || fail "schema-2 rewrite of $v1"
+sed -e '1s/$/,ref_check,cr_mismatch/' -e '2,$s/^1,//' -e '2,$s/^/2,/' -e '2,$s/$/,1.5e-12,0/' "$v1" >"$TMP/v2.csv"
+head -n 2 "$TMP/v2.csv" | tail -n 1 | grep -q '^2,.*,1.5e-12,0$' || fail "schema-2 rewrite of $v1"
 expect 0 "Every case is SAME." -- gate --baseline "$v1" --candidate "$TMP/v2.csv" --min-ms 0
 expect 0 "Every case is SAME." -- gate --baseline "$TMP/v2.csv" --candidate "$v1" --min-ms 0
 
