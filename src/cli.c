@@ -25,14 +25,12 @@ void mpb_cli_error(const char *cmd, const char *fmt, ...)
 
 bool mpb_cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || errno || v < lo || v > hi) {
+    int64_t v;
+    if (!mpb_int_parse(text, &v) || v < lo || v > hi) {
         mpb_cli_error(cmd, "%s '%s': expected an integer in %ld..%ld", opt, text, lo, hi);
         return false;
     }
-    *out = v;
+    *out = (long)v;
     return true;
 }
 

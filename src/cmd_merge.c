@@ -182,12 +182,6 @@ static bool commands_differ(char **a, int na, char **b, int nb, int *at)
     return false;
 }
 
-static bool parse_shard(const char *text, int *index, int *count)
-{
-    char extra;
-    return sscanf(text, "%d/%d%c", index, count, &extra) == 2 && *count >= 1 && *index >= 0 && *index < *count;
-}
-
 /* One run record against the first part's first run: the same sweep, build
  * and layout; and the same shard as the part's first run. */
 static bool check_run(struct merge *mg, struct part *pt, const struct mpb_meta_run *r, bool first)
@@ -201,7 +195,7 @@ static bool check_run(struct merge *mg, struct part *pt, const struct mpb_meta_r
                       "--csv FILEs of mpbench run --shard I/N", m, r->run_id, r->argc ? r->argv[0] : "");
         return false;
     }
-    if (!parse_shard(r->shard, &index, &count)) {
+    if (!mpb_shard_parse(r->shard, &index, &count)) {
         mpb_cli_error("merge", "%s: run %s has shard '%s', expected I/N", m, r->run_id, r->shard);
         return false;
     }

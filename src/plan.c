@@ -1,12 +1,14 @@
 #include "plan.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hash.h"
+#include "values.h"
 
 const char *mpb_impl_name(enum mpb_impl impl)
 {
@@ -19,6 +21,18 @@ const char *const mpb_progress_words[] = {"auto", "always", "never", NULL};
 const char *mpb_ref_name(enum mpb_ref_choice ref)
 {
     return ref == MPB_REF_MPFR ? "mpfr" : ref == MPB_REF_DD ? "dd" : "none";
+}
+
+bool mpb_shard_parse(const char *text, int *index, int *count)
+{
+    const char *slash = strchr(text, '/');
+    int64_t i, n;
+    if (!slash || !mpb_int_parse_n(text, (size_t)(slash - text), &i) || !mpb_int_parse(slash + 1, &n) || n < 1 ||
+        n > INT_MAX || i < 0 || i >= n)
+        return false;
+    *index = (int)i;
+    *count = (int)n;
+    return true;
 }
 
 /* Append " -a k=v" for every parameter: the canonical string names all of
