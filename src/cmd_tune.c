@@ -113,6 +113,7 @@ struct tune_args {
     enum mpb_backend_choice backend;
     const char *csv_path;
     char *chain_text; /* -c's copy, which chains[] point into */
+    const char *chain_text_given; /* -c as typed */
     struct mpb_tune_chain_file files[MAX_CHAINS]; /* chains[c]'s description where it is a FILE */
     int argc;
     char **argv;
@@ -181,7 +182,6 @@ static bool parse_strategies(const char *text, struct tune_args *t)
 
 static bool parse_chains(const char *text, struct tune_args *t)
 {
-    free(t->chain_text);
     t->chain_text = strdup(text);
     t->n_chains = 0;
     bool ok = t->chain_text != NULL;
@@ -208,8 +208,15 @@ static bool parse_option(int argc, char **argv, int *i, struct tune_args *t)
     const char *val;
     long n;
     int word;
-    if ((val = mpb_cli_value(CMD, argc, argv, i, "-c")))
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "-c"))) {
+        if (t->chain_text_given) { /* the long options' repeats are refused in main.c */
+            mpb_cli_error(CMD, "-c is given twice ('%s', then '%s'): give it once (several chains go in one comma "
+                          "list); a second one would replace the first", t->chain_text_given, val);
+            return false;
+        }
+        t->chain_text_given = val;
         return *val && parse_chains(val, t);
+    }
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--levels")))
         return *val && mpb_cli_add_selections(CMD, "--levels", val, true, &t->levels, &t->n_level_sel, &t->last_first);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "-a"))) {
