@@ -1,5 +1,6 @@
 #include "plan.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
@@ -187,15 +188,19 @@ bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb
     double count = count_cases(plan);
     if (count > MPB_PLAN_MAX_CASES) {
         snprintf(why, why_len, "the sweep expands to %.0f cases (limit %d)", count, MPB_PLAN_MAX_CASES);
+        errno = EINVAL;
         return false;
     }
     for (int g = 0; g < plan->n_gens; g++)
-        if (!validate_generator(&plan->gens[g], why, why_len))
+        if (!validate_generator(&plan->gens[g], why, why_len)) {
+            errno = EINVAL;
             return false;
+        }
     long n_shapes;
     int64_t *shapes = expand_shapes(plan, &n_shapes);
     if (!shapes) {
         snprintf(why, why_len, "out of memory");
+        errno = ENOMEM;
         return false;
     }
     long per_gen = n_shapes * plan->seeds.n, total = 0;
@@ -207,12 +212,14 @@ bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb
     if (total > 10 * 1000 * 1000) {
         snprintf(why, why_len, "the sweep expands to %ld cases (limit 10000000)", total);
         free(shapes);
+        errno = EINVAL;
         return false;
     }
     struct mpb_case *out = calloc((size_t)(total ? total : 1), sizeof *out);
     if (!out) {
         snprintf(why, why_len, "out of memory for %ld cases", total);
         free(shapes);
+        errno = ENOMEM;
         return false;
     }
     int at = 0;
