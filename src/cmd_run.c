@@ -16,6 +16,7 @@
 #include "dump.h"
 #include "hash.h"
 #include "meta.h"
+#include "outpath.h"
 #include "row_check.h"
 #include "summary.h"
 
@@ -328,9 +329,11 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         }
     }
     /* Every output is checked before the CSV is opened (which truncates it)
-     * and before the first case: an unusable one is a usage error. */
+     * and before the first case: an unusable one is a usage error. With
+     * --devices FILE is sorted at the end and renamed into place (outpath.h). */
     if ((plan->dump_dir && !mpb_dump_check(plan->dump_dir, why, sizeof why)) ||
-        (to_file && !mpb_meta_check(st->meta_path, why, sizeof why))) {
+        (to_file && !mpb_meta_check(st->meta_path, why, sizeof why)) ||
+        (to_file && devices && !mpb_outpath_check(plan->csv_path, why, sizeof why))) {
         mpb_cli_error("run", "%s", why);
         return MPB_EXIT_USAGE;
     }
