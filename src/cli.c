@@ -25,15 +25,48 @@ void mpb_cli_error(const char *cmd, const char *fmt, ...)
 
 bool mpb_cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || errno || v < lo || v > hi) {
+    int64_t v;
+    if (!mpb_int_parse(text, &v) || v < lo || v > hi) {
         mpb_cli_error(cmd, "%s '%s': expected an integer in %ld..%ld", opt, text, lo, hi);
         return false;
     }
-    *out = v;
+    *out = (long)v;
     return true;
+}
+
+/* Whether argv[i] is the long option `name` (len characters), as "--name" or "--name=VALUE". */
+static bool is_option(const char *arg, const char *name, size_t len)
+{
+    return !strncmp(arg, name, len) && (arg[len] == '\0' || arg[len] == '=');
+}
+
+bool mpb_cli_refuse_repeats(const char *cmd, int argc, char **argv, const char *const *repeatable)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        size_t len = strcspn(arg, "=");
+        bool once = !strncmp(arg, "--", 2) && isalpha((unsigned char)arg[2]) && !is_option(arg, "--help", 6);
+        for (int r = 0; once && repeatable && repeatable[r]; r++)
+            once = !is_option(arg, repeatable[r], strlen(repeatable[r]));
+        for (int j = 1; once && j < i; j++)
+            if (is_option(argv[j], arg, len)) {
+                mpb_cli_error(cmd, "%.*s is given twice: give it once (several values go in one comma list); "
+                              "a second one would replace the first", (int)len, arg);
+                return false;
+            }
+    }
+    return true;
+}
+
+int mpb_cli_close_stdout(const char *cmd, int code)
+{
+    bool failed = ferror(stdout) != 0;
+    errno = 0;
+    failed = fclose(stdout) != 0 || failed;
+    if (!failed)
+        return code;
+    mpb_cli_error(cmd, "writing to standard output failed: %s", errno ? strerror(errno) : "an earlier write failed");
+    return code == MPB_EXIT_OK || code == MPB_EXIT_INCORRECT ? MPB_EXIT_RUNTIME : code;
 }
 
 const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name)

@@ -18,6 +18,17 @@ void mpb_cli_run_help(void);
 /* "mpbench <cmd>: message" on stderr. */
 void mpb_cli_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A long option given twice is refused (exit 2) unless `repeatable`
+ * (NULL-terminated, may be NULL) names it: a second value would silently
+ * replace the first. Values never look like long options (mpb_cli_value
+ * refuses "--csv --resume"), so every "--word" of argv is an option. */
+bool mpb_cli_refuse_repeats(const char *cmd, int argc, char **argv, const char *const *repeatable);
+
+/* The exit code of command `cmd` once stdout is flushed and closed: a
+ * write to it that failed (a full disk, /dev/full) turns 0 and 1 into 3,
+ * after a message; other codes already say that something failed. */
+int mpb_cli_close_stdout(const char *cmd, int code);
+
 /* "--opt VALUE" or "--opt=VALUE" at argv[*i]: NULL when it is not option
  * `name`; "" (after saying so) when the value is missing; else the value,
  * with *i advanced past it. */

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "worker_pool.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,14 +77,11 @@ void mpb_cli_run_help(void)
 
 static bool parse_shard(const char *text, struct mpb_plan *plan)
 {
-    long i, n;
-    char extra;
-    if (sscanf(text, "%ld/%ld%c", &i, &n, &extra) != 2 || n < 1 || i < 0 || i >= n) {
-        mpb_cli_error("run", "--shard '%s': expected I/N with N >= 1 and 0 <= I < N (e.g. 0/4)", text);
+    if (!mpb_shard_parse(text, &plan->shard_index, &plan->shard_count)) {
+        mpb_cli_error("run", "--shard '%s': expected I/N, integers with 1 <= N <= %d and 0 <= I < N (e.g. 0/4)",
+                      text, INT_MAX);
         return false;
     }
-    plan->shard_index = (int)i;
-    plan->shard_count = (int)n;
     return true;
 }
 

@@ -16,6 +16,7 @@
 #include "grade.h"
 #include "grade_devices.h"
 #include "meta.h"
+#include "values.h"
 #include "worker_pool.h"
 
 #define CMD "grade"
@@ -89,25 +90,38 @@ struct grade_args {
     char **argv;
 };
 
+/* One MxNxK of --shapes, each dimension an integer in 1..2^31 (as run's). */
+static bool parse_shape(const char *text, struct mpb_grade_shape *shape)
+{
+    int64_t dim[3];
+    for (int d = 0; d < 3; d++) {
+        size_t len = strcspn(text, "x");
+        if (!mpb_int_parse_n(text, len, &dim[d]) || dim[d] < 1 || dim[d] > INT64_C(1) << 31 ||
+            (text[len] == 'x') != (d < 2))
+            return false;
+        text += len + 1;
+    }
+    *shape = (struct mpb_grade_shape){dim[0], dim[1], dim[2]};
+    return true;
+}
+
 static bool parse_shapes(const char *text, struct grade_args *g)
 {
     g->n_shapes = 0;
     if (!strcmp(text, "none"))
         return true;
-    const char *p = text;
-    while (*p) {
-        long long m, n, k;
-        int used = 0;
-        if (g->n_shapes == MAX_SHAPES || sscanf(p, "%lldx%lldx%lld%n", &m, &n, &k, &used) != 3 ||
-            m < 1 || n < 1 || k < 1 || (p[used] && p[used] != ',')) {
-            mpb_cli_error(CMD, "--shapes '%s': expected MxNxK[,MxNxK...] (at most %d) with "
-                          "positive dimensions, or none", text, MAX_SHAPES);
-            return false;
-        }
-        g->shapes[g->n_shapes++] = (struct mpb_grade_shape){m, n, k};
-        p += used + (p[used] == ',');
+    char *copy = strdup(text), *item;
+    bool ok = copy != NULL;
+    for (char *p = copy; ok && (item = strsep(&p, ",")) != NULL;) {
+        ok = g->n_shapes < MAX_SHAPES && parse_shape(item, &g->shapes[g->n_shapes]);
+        if (ok)
+            g->n_shapes++;
+        else
+            mpb_cli_error(CMD, "--shapes '%s': expected MxNxK[,MxNxK...] (at most %d) with dimensions integers "
+                          "in 1..2147483648, or none", text, MAX_SHAPES);
     }
-    return true;
+    free(copy);
+    return ok;
 }
 
 /* Parse one option at argv[*i]; false on an error (already reported). */

@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "meta.h"
+#include "row_check.h"
 #include "status.h"
 #include "version.h"
 
@@ -44,8 +45,12 @@ static void merge_help(void)
 "                    warned about (an incomplete last line of a killed run is\n"
 "                    always dropped)\n"
 "\n"
-"Exit: 0 merged; 2 usage error, or parts refused (OUT is left as it was);\n"
-"3 OUT could not be written, or out of memory.");
+"OUT and OUT.meta.json must each be a regular file or a new path: a FIFO, a\n"
+"device node or a symbolic link (even to a regular file: give its target's\n"
+"path) is refused.\n"
+"\n"
+"Exit: 0 merged; 2 usage error, or parts refused, a malformed cell included\n"
+"(OUT is left as it was); 3 OUT could not be written, or out of memory.");
 }
 
 /* Per-run columns: a case run twice differs in these and is still the
@@ -91,54 +96,59 @@ static bool same_file(const char *a, const char *b)
            (!stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino);
 }
 
-static enum mpb_parse_result merge_parse(int argc, char **argv, struct merge *mg)
+/* The command line into mg: MPB_EXIT_OK (and *help when asked), USAGE, or
+ * RUNTIME (out of memory). */
+static int merge_parse(int argc, char **argv, struct merge *mg, bool *help)
 {
-    const char **files = malloc(sizeof *files * (size_t)argc);
     int n = 0;
-    if (!files)
-        return MPB_PARSE_ERROR;
+    *help = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            free(files);
-            return MPB_PARSE_HELP;
+            *help = true;
+            return MPB_EXIT_OK;
         }
         if (!strcmp(argv[i], "--allow-partial")) {
             mg->allow_partial = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
             mpb_cli_error("merge", "unknown option '%s' (mpbench merge --help lists them)", argv[i]);
-            free(files);
-            return MPB_PARSE_ERROR;
+            return MPB_EXIT_USAGE;
         } else {
-            files[n++] = argv[i];
+            n++;
         }
     }
     if (n < 2) {
         mpb_cli_error("merge", "%s (usage: mpbench merge [--allow-partial] OUT.csv PART.csv...)",
                       n ? "no PART.csv to merge" : "missing OUT.csv and the PART.csv files");
-        free(files);
-        return MPB_PARSE_ERROR;
+        return MPB_EXIT_USAGE;
     }
-    mg->out = files[0];
     mg->n_parts = n - 1;
     mg->parts = calloc((size_t)mg->n_parts, sizeof *mg->parts);
-    for (int p = 0; mg->parts && p < mg->n_parts; p++)
-        mg->parts[p].path = files[p + 1];
-    free(files);
-    if (!mg->parts)
-        return MPB_PARSE_ERROR;
+    if (!mg->parts) {
+        mpb_cli_error("merge", "out of memory for %d parts", mg->n_parts);
+        return MPB_EXIT_RUNTIME;
+    }
+    for (int i = 1, p = -1; i < argc; i++) {
+        if (!strcmp(argv[i], "--allow-partial"))
+            continue;
+        if (p < 0)
+            mg->out = argv[i];
+        else
+            mg->parts[p].path = argv[i];
+        p++;
+    }
     for (int p = 0; p < mg->n_parts; p++) {
         if (same_file(mg->out, mg->parts[p].path)) {
             mpb_cli_error("merge", "OUT.csv '%s' is also a part; it would be overwritten", mg->out);
-            return MPB_PARSE_ERROR;
+            return MPB_EXIT_USAGE;
         }
         for (int q = 0; q < p; q++)
             if (same_file(mg->parts[q].path, mg->parts[p].path)) {
                 mpb_cli_error("merge", "%s is given twice (as '%s' and '%s')", mg->parts[p].path,
                               mg->parts[q].path, mg->parts[p].path);
-                return MPB_PARSE_ERROR;
+                return MPB_EXIT_USAGE;
             }
     }
-    return MPB_PARSE_OK;
+    return MPB_EXIT_OK;
 }
 
 /* How many words at argv[i] are an option merge ignores (where a part went,
@@ -182,15 +192,9 @@ static bool commands_differ(char **a, int na, char **b, int nb, int *at)
     return false;
 }
 
-static bool parse_shard(const char *text, int *index, int *count)
-{
-    char extra;
-    return sscanf(text, "%d/%d%c", index, count, &extra) == 2 && *count >= 1 && *index >= 0 && *index < *count;
-}
-
 /* One run record against the first part's first run: the same sweep, build
- * and layout; and the same shard as the part's first run. */
-static bool check_run(struct merge *mg, struct part *pt, const struct mpb_meta_run *r, bool first)
+ * and layout; and the same shard as the part's first run. An exit code. */
+static int check_run(struct merge *mg, struct part *pt, const struct mpb_meta_run *r, bool first)
 {
     const struct part *p0 = &mg->parts[0];
     const struct mpb_meta_run *r0 = &p0->meta.runs[0];
@@ -199,11 +203,11 @@ static bool check_run(struct merge *mg, struct part *pt, const struct mpb_meta_r
     if (r->argc < 1 || strcmp(r->argv[0], "run")) {
         mpb_cli_error("merge", "%s: run %s is not of mpbench run (its command: '%s ...'); merge takes the "
                       "--csv FILEs of mpbench run --shard I/N", m, r->run_id, r->argc ? r->argv[0] : "");
-        return false;
+        return MPB_EXIT_USAGE;
     }
-    if (!parse_shard(r->shard, &index, &count)) {
+    if (!mpb_shard_parse(r->shard, &index, &count)) {
         mpb_cli_error("merge", "%s: run %s has shard '%s', expected I/N", m, r->run_id, r->shard);
-        return false;
+        return MPB_EXIT_USAGE;
     }
     if (first) {
         pt->shard = index;
@@ -211,28 +215,28 @@ static bool check_run(struct merge *mg, struct part *pt, const struct mpb_meta_r
     } else if (index != pt->shard || count != pt->shards) {
         mpb_cli_error("merge", "%s: runs of shard %d/%d and of shard %s wrote %s; a part holds one shard", m,
                       pt->shard, pt->shards, r->shard, pt->path);
-        return false;
+        return MPB_EXIT_USAGE;
     }
     if (strcmp(r->version, r0->version) || strcmp(r->git_sha, r0->git_sha)) {
         mpb_cli_error("merge", "%s: run %s is of mpbench %s (git_sha %s), %s's of mpbench %s (git_sha %s): "
                       "parts of different builds", m, r->run_id, r->version, r->git_sha, m0, r0->version,
                       r0->git_sha);
-        return false;
+        return MPB_EXIT_USAGE;
     }
     if (r->csv_schema_version != r0->csv_schema_version) {
         mpb_cli_error("merge", "%s: run %s wrote CSV schema_version %ld, %s's wrote %ld: parts of different "
                       "layouts", m, r->run_id, r->csv_schema_version, m0, r0->csv_schema_version);
-        return false;
+        return MPB_EXIT_USAGE;
     }
     if (strcmp(r->backend, r0->backend)) {
         mpb_cli_error("merge", "%s: run %s ran on the %s backend, %s's on %s: different case sets (the case "
                       "string names the backend)", m, r->run_id, r->backend, m0, r0->backend);
-        return false;
+        return MPB_EXIT_USAGE;
     }
     char **argv = sweep_argv(r, &argc);
     if (!argv) {
         mpb_cli_error("merge", "out of memory");
-        return false;
+        return MPB_EXIT_RUNTIME;
     }
     bool differ = commands_differ(argv, argc, mg->argv, mg->argc, &at);
     if (differ)
@@ -244,9 +248,9 @@ static bool check_run(struct merge *mg, struct part *pt, const struct mpb_meta_r
     if (!differ && count != p0->shards) {
         mpb_cli_error("merge", "%s is shard %d/%d, %s is shard %d/%d: parts of one sweep have one shard count",
                       pt->path, index, count, p0->path, p0->shard, p0->shards);
-        return false;
+        return MPB_EXIT_USAGE;
     }
-    return !differ;
+    return differ ? MPB_EXIT_USAGE : MPB_EXIT_OK;
 }
 
 /* A run holds an exclusive lock on its CSV until it ends (csv.c): until
@@ -260,8 +264,8 @@ static bool being_written(const char *path)
     return locked;
 }
 
-/* Every part's meta.json: one sweep, one build, one layout, no shard twice. */
-static bool check_parts(struct merge *mg)
+/* Every part's meta.json: one sweep, one build, one layout, no shard twice. An exit code. */
+static int check_parts(struct merge *mg)
 {
     char why[1024];
     for (int p = 0; p < mg->n_parts; p++) {
@@ -269,30 +273,33 @@ static bool check_parts(struct merge *mg)
         if (being_written(pt->path)) {
             mpb_cli_error("merge", "%s is being written by an mpbench run (it holds a lock on the file); merge "
                           "when it has ended", pt->path);
-            return false;
+            return MPB_EXIT_USAGE;
         }
         snprintf(pt->meta_path, sizeof pt->meta_path, "%s.meta.json", pt->path);
         if (!mpb_meta_read(pt->meta_path, &pt->meta, why, sizeof why)) {
-            mpb_cli_error("merge", "%s (merge takes each part's meta.json: a part is a --csv FILE of "
-                          "mpbench run --shard I/N)", why);
-            return false;
+            bool nomem = errno == ENOMEM;
+            mpb_cli_error("merge", "%s%s", why, nomem ? "" : " (merge takes each part's meta.json: a part is a --csv "
+                                                             "FILE of mpbench run --shard I/N)");
+            return nomem ? MPB_EXIT_RUNTIME : MPB_EXIT_USAGE;
         }
         if (pt->meta.n_runs == 0) {
             mpb_cli_error("merge", "%s: no run record", pt->meta_path);
-            return false;
+            return MPB_EXIT_USAGE;
         }
         if (p == 0 && !(mg->argv = sweep_argv(&pt->meta.runs[0], &mg->argc))) {
             mpb_cli_error("merge", "out of memory");
-            return false;
+            return MPB_EXIT_RUNTIME;
         }
-        for (int r = 0; r < pt->meta.n_runs; r++)
-            if (!check_run(mg, pt, &pt->meta.runs[r], r == 0))
-                return false;
+        for (int r = 0; r < pt->meta.n_runs; r++) {
+            int code = check_run(mg, pt, &pt->meta.runs[r], r == 0);
+            if (code != MPB_EXIT_OK)
+                return code;
+        }
         for (int q = 0; q < p; q++)
             if (mg->parts[q].shard == pt->shard) {
                 mpb_cli_error("merge", "%s and %s are both shard %d/%d", mg->parts[q].path, pt->path, pt->shard,
                               pt->shards);
-                return false;
+                return MPB_EXIT_USAGE;
             }
     }
     const struct mpb_meta_run *r0 = &mg->parts[0].meta.runs[0];
@@ -300,9 +307,9 @@ static bool check_parts(struct merge *mg)
         mpb_cli_error("merge", "the parts have CSV schema_version %ld, this mpbench writes %d: merge them with the "
                       "mpbench that wrote them (%s, git_sha %s)", r0->csv_schema_version, MPB_CSV_SCHEMA_VERSION,
                       r0->version, r0->git_sha);
-        return false;
+        return MPB_EXIT_USAGE;
     }
-    return true;
+    return MPB_EXIT_OK;
 }
 
 static int compare_case_ids(const void *a, const void *b)
@@ -328,7 +335,7 @@ static int expand(struct merge *mg)
     enum mpb_impl impl = strcmp(r0->backend, "cuda") ? MPB_IMPL_HOST : MPB_IMPL_CUDA;
     if (!mpb_plan_expand(&mg->plan, impl, &mg->cases, &mg->n_cases, why, sizeof why)) {
         mpb_cli_error("merge", "%s: the sweep's command: %s", p0->meta_path, why);
-        return MPB_EXIT_USAGE;
+        return errno == ENOMEM ? MPB_EXIT_RUNTIME : MPB_EXIT_USAGE;
     }
     size_t n = (size_t)mg->n_cases + 1;
     mg->by_id = malloc(sizeof *mg->by_id * n);
@@ -375,13 +382,23 @@ static int take_row(struct merge *mg, int p, int line, char **fields)
                       fields[MPB_COL_case], mpb_git_sha);
         return MPB_EXIT_USAGE;
     }
+    char why[512];
+    if (!mpb_row_cells_check(fields, why, sizeof why) || !mpb_row_is_case(fields, c, why, sizeof why)) {
+        mpb_cli_error("merge", "%s:%d: %s", pt->path, line, why);
+        return MPB_EXIT_USAGE;
+    }
     struct mpb_row *row = &mg->rows[c->index];
     if (!row->cell[MPB_COL_case_id]) {
-        for (int col = 0; col < MPB_COL_COUNT; col++)
+        for (int col = 0; col < MPB_COL_COUNT; col++) {
             mpb_row_set(row, (enum mpb_col)col, fields[col][0] ? fields[col] : NULL);
+            if (fields[col][0] && !row->cell[col]) {
+                mpb_cli_error("merge", "out of memory");
+                return MPB_EXIT_RUNTIME;
+            }
+        }
         mg->row_part[c->index] = p;
         mg->row_line[c->index] = line;
-        return row->cell[MPB_COL_case_id] ? MPB_EXIT_OK : MPB_EXIT_RUNTIME;
+        return MPB_EXIT_OK;
     }
     for (int col = 0; col < MPB_COL_COUNT; col++) {
         const char *had = row->cell[col] ? row->cell[col] : "";
@@ -447,7 +464,7 @@ static int read_part(struct merge *mg, int p)
     }
     if (code == MPB_EXIT_OK && len < 0) {
         mpb_cli_error("merge", "%s: cannot read: %s", path, strerror(errno));
-        code = MPB_EXIT_USAGE;
+        code = errno == ENOMEM ? MPB_EXIT_RUNTIME : MPB_EXIT_USAGE;
     } else if (code == MPB_EXIT_OK && line == 1) {
         mpb_cli_error("merge", "%s: empty, expected mpbench's CSV header", path);
         code = MPB_EXIT_USAGE;
@@ -458,16 +475,16 @@ static int read_part(struct merge *mg, int p)
 }
 
 /* Cases no part has: per shard, said as errors (or, with --allow-partial,
- * warnings). False when some are missing and that is refused. */
-static bool check_complete(const struct merge *mg, int *n_missing)
+ * warnings). An exit code: USAGE when some are missing and that is refused. */
+static int check_complete(const struct merge *mg, int *n_missing)
 {
     int shards = mg->parts[0].shards;
     int *missing = calloc((size_t)shards, sizeof *missing), *total = calloc((size_t)shards, sizeof *total);
     if (!missing || !total) {
         free(missing);
         free(total);
-        mpb_cli_error("merge", "out of memory");
-        return false;
+        mpb_cli_error("merge", "out of memory for %d shards", shards);
+        return MPB_EXIT_RUNTIME;
     }
     *n_missing = 0;
     for (int i = 0; i < mg->n_cases; i++) {
@@ -497,9 +514,9 @@ static bool check_complete(const struct merge *mg, int *n_missing)
     if (*n_missing && !mg->allow_partial) {
         mpb_cli_error("merge", "%d of %d cases missing; %s not written (--allow-partial merges what there is)",
                       *n_missing, mg->n_cases, mg->out);
-        return false;
+        return MPB_EXIT_USAGE;
     }
-    return true;
+    return MPB_EXIT_OK;
 }
 
 /* The parts' run records, in shard order, for OUT's meta.json. */
@@ -524,16 +541,13 @@ static char *joined_runs(const struct merge *mg)
     return out;
 }
 
-/* OUT through OUT.tmp, renamed once it is whole; then its meta.json. */
+/* OUT through OUT.tmp, renamed once it is whole; then its meta.json
+ * (both checked by outputs_check). */
 static int write_out(const struct merge *mg, int *written)
 {
     char tmp[4096], meta[4096], why[1024];
     snprintf(tmp, sizeof tmp, "%s.tmp", mg->out);
     snprintf(meta, sizeof meta, "%s.meta.json", mg->out);
-    if (!mpb_meta_check(mg->out, why, sizeof why) || !mpb_meta_check(meta, why, sizeof why)) {
-        mpb_cli_error("merge", "%s", why);
-        return MPB_EXIT_USAGE;
-    }
     struct mpb_csv *csv = mpb_csv_open(tmp, false, why, sizeof why);
     if (!csv) {
         mpb_cli_error("merge", "%s", why);
@@ -558,18 +572,33 @@ static int write_out(const struct merge *mg, int *written)
     return MPB_EXIT_OK;
 }
 
+/* OUT and its meta.json are replaced by a rename: each must be a regular
+ * file or new (outpath.h: a FIFO, a device node or a symbolic link would
+ * become a regular file), checked before anything is read. */
+static bool outputs_check(const struct merge *mg)
+{
+    char meta[4096], why[1024];
+    snprintf(meta, sizeof meta, "%s.meta.json", mg->out);
+    if (mpb_meta_check(mg->out, why, sizeof why) && mpb_meta_check(meta, why, sizeof why))
+        return true;
+    mpb_cli_error("merge", "OUT.csv: %s", why);
+    return false;
+}
+
 static int merge_parts(struct merge *mg)
 {
-    if (!check_parts(mg))
+    if (!outputs_check(mg))
         return MPB_EXIT_USAGE;
-    int code = expand(mg), missing, written;
+    int code = check_parts(mg), missing, written;
+    if (code == MPB_EXIT_OK)
+        code = expand(mg);
     for (int p = 0; code == MPB_EXIT_OK && p < mg->n_parts; p++)
         code = read_part(mg, p);
+    if (code == MPB_EXIT_OK)
+        code = check_complete(mg, &missing);
+    if (code == MPB_EXIT_OK)
+        code = write_out(mg, &written);
     if (code != MPB_EXIT_OK)
-        return code;
-    if (!check_complete(mg, &missing))
-        return MPB_EXIT_USAGE;
-    if ((code = write_out(mg, &written)) != MPB_EXIT_OK)
         return code;
     printf("mpbench merge: %s: %d row%s of %d case%s from %d part%s of %d shard%s", mg->out, written,
            written == 1 ? "" : "s", mg->n_cases, mg->n_cases == 1 ? "" : "s", mg->n_parts, mg->n_parts == 1 ? "" : "s",
@@ -584,14 +613,12 @@ static int merge_parts(struct merge *mg)
 int mpb_cmd_merge(int argc, char **argv)
 {
     struct merge mg = {0};
-    enum mpb_parse_result parsed = merge_parse(argc, argv, &mg);
-    int code;
-    if (parsed == MPB_PARSE_HELP) {
+    bool help;
+    int code = merge_parse(argc, argv, &mg, &help);
+    if (help)
         merge_help();
-        code = MPB_EXIT_OK;
-    } else {
-        code = parsed == MPB_PARSE_ERROR ? MPB_EXIT_USAGE : merge_parts(&mg);
-    }
+    else if (code == MPB_EXIT_OK)
+        code = merge_parts(&mg);
     for (int i = 0; mg.rows && i < mg.n_cases; i++)
         mpb_row_clear(&mg.rows[i]);
     for (int p = 0; p < mg.n_parts; p++)

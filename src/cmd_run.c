@@ -1,6 +1,7 @@
 /* `mpbench run`: expand the plan, run each case, write one row per case. */
 #include "commands.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #include "dump.h"
 #include "hash.h"
 #include "meta.h"
+#include "outpath.h"
+#include "row_check.h"
 #include "summary.h"
 
 static void join_tags(const struct mpb_plan *plan, char *buf, size_t len)
@@ -215,6 +218,58 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
     return finish_exit_code(m, io_failed);
 }
 
+/* This run's cases (of its shard) by case_id: the rows --resume may keep. */
+struct resumable {
+    const struct mpb_plan *plan;
+    const struct mpb_case **by_id;
+    int n;
+};
+
+static int compare_cases_by_id(const void *a, const void *b)
+{
+    return strcmp((*(const struct mpb_case *const *)a)->id, (*(const struct mpb_case *const *)b)->id);
+}
+
+static int compare_id_with_case(const void *id, const void *c)
+{
+    return strcmp(id, (*(const struct mpb_case *const *)c)->id);
+}
+
+static bool resumable_index(struct resumable *r, const struct mpb_plan *plan, const struct mpb_case *cases, int n)
+{
+    r->plan = plan;
+    r->n = 0;
+    r->by_id = malloc(sizeof *r->by_id * (size_t)(n ? n : 1));
+    for (int i = 0; r->by_id && i < n; i++)
+        if (cases[i].index % plan->shard_count == plan->shard_index)
+            r->by_id[r->n++] = &cases[i];
+    if (r->n)
+        qsort(r->by_id, (size_t)r->n, sizeof *r->by_id, compare_cases_by_id);
+    return r->by_id != NULL;
+}
+
+/* A row already in FILE is kept only when mpbench wrote it for a case of
+ * this command (and shard): another sweep's row, or a malformed one, would
+ * pass for a result of this one (mpb_csv_row_check). */
+static bool resumable_row(char **fields, void *arg, char *why, size_t why_len)
+{
+    const struct resumable *r = arg;
+    const char *id = fields[MPB_COL_case_id];
+    const struct mpb_case **c = r->n ? bsearch(id, r->by_id, (size_t)r->n, sizeof *r->by_id, compare_id_with_case)
+                                     : NULL;
+    if (!mpb_row_cells_check(fields, why, why_len))
+        return false;
+    if (!c) {
+        char shard[48] = "";
+        if (r->plan->shard_count > 1)
+            snprintf(shard, sizeof shard, " (shard %d/%d)", r->plan->shard_index, r->plan->shard_count);
+        snprintf(why, why_len, "case_id %s (case '%.200s') is not a case of this command%s; --resume continues the "
+                 "sweep that wrote the file: run another sweep into a new --csv FILE", id, fields[MPB_COL_case], shard);
+        return false;
+    }
+    return mpb_row_is_case(fields, *c, why, why_len);
+}
+
 static int run_plan(struct run_state *st, int argc, char **argv)
 {
     struct mpb_plan *plan = &st->plan;
@@ -241,7 +296,7 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     runner.warmup_ms = plan->warmup_ms;
     if (!mpb_plan_expand(plan, impl, &st->cases, &st->n_cases, why, sizeof why)) {
         mpb_cli_error("run", "%s", why);
-        return MPB_EXIT_USAGE;
+        return errno == ENOMEM ? MPB_EXIT_RUNTIME : MPB_EXIT_USAGE;
     }
     int dropped = mpb_plan_drop_duplicates(st->cases, &st->n_cases);
     if (dropped < 0) {
@@ -274,13 +329,22 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         }
     }
     /* Every output is checked before the CSV is opened (which truncates it)
-     * and before the first case: an unusable one is a usage error. */
+     * and before the first case: an unusable one is a usage error. With
+     * --devices FILE is sorted at the end and renamed into place (outpath.h). */
     if ((plan->dump_dir && !mpb_dump_check(plan->dump_dir, why, sizeof why)) ||
-        (to_file && !mpb_meta_check(st->meta_path, why, sizeof why))) {
+        (to_file && !mpb_meta_check(st->meta_path, why, sizeof why)) ||
+        (to_file && devices && !mpb_outpath_check(plan->csv_path, why, sizeof why))) {
         mpb_cli_error("run", "%s", why);
         return MPB_EXIT_USAGE;
     }
-    st->csv = mpb_csv_open(plan->csv_path, plan->resume, why, sizeof why);
+    struct resumable resumable = {0};
+    if (plan->resume && !resumable_index(&resumable, plan, st->cases, st->n_cases)) {
+        mpb_cli_error("run", "out of memory for %d cases", st->n_cases);
+        return MPB_EXIT_RUNTIME;
+    }
+    st->csv = plan->resume ? mpb_csv_resume(plan->csv_path, resumable_row, &resumable, why, sizeof why)
+                           : mpb_csv_open(plan->csv_path, false, why, sizeof why);
+    free(resumable.by_id);
     if (!st->csv) {
         mpb_cli_error("run", "--csv %s: %s", plan->csv_path, why);
         return MPB_EXIT_USAGE;

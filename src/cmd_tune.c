@@ -5,15 +5,19 @@
  * strategies and output in src/tune/. */
 #include "commands.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "csv.h"
 #include "meta.h"
 #include "registry.h"
+#include "runner.h"
 #include "tune/chain.h"
 #include "tune/chain_file.h"
 #include "tune/cost.h"
@@ -73,7 +77,8 @@ static void help(void)
 "                        host these are the host models' times, which say nothing\n"
 "                        about GPU speed); FILE: time_ms_median of an mpbench run\n"
 "                        CSV (say a GPU sweep) with the level's scheme and params\n"
-"                        and the GEMM's m, n, k, every level and sgemm needed\n"
+"                        and the GEMM's m, n, k, every level and sgemm needed,\n"
+"                        once (the file is refused with FILE:LINE otherwise)\n"
 "  --margin F            tune to F x the threshold, 0 < F <= 1 (default 1): headroom\n"
 "                        for other inputs; validation still checks the threshold\n"
 "  --seed N              the inputs' seed (default 1); N + 1 validates\n"
@@ -81,14 +86,18 @@ static void help(void)
 "  --reps N, --warmup N  timed and untimed calls per GEMM on the GPU (default 10, 3)\n"
 "  --exhaustive-limit N  most configurations exhaustive visits (default 20000)\n"
 "  --csv FILE            one row per chain, size, threshold and strategy, and\n"
-"                        FILE.meta.json (README \"mpbench tune\")\n"
+"                        FILE.meta.json (README \"mpbench tune\"); locked as run\n"
+"                        locks its CSV\n"
 "\n"
 "The measured time of a chain is the sum of its GEMMs' times (elementwise steps\n"
 "untimed). LU chains and FP64 levels are not built yet.\n"
 "A failure (a GEMM that cannot run, a cost missing from FILE) is a row with\n"
 "status error and its note, and the run goes on; a sticky CUDA error ends it.\n"
+"Before anything is allocated, each chain at each size is checked against the\n"
+"memory available (host, and GPU); one too large is refused with the figure.\n"
 "Exit: 0 ok; 2 usage error; 3 a row with status error, or an I/O or sticky\n"
-"CUDA error; 77 no GPU with --backend cuda.");
+"CUDA error; 77 no GPU with --backend cuda, or a chain too large for this\n"
+"machine's memory.");
 }
 
 struct threshold {
@@ -113,6 +122,7 @@ struct tune_args {
     enum mpb_backend_choice backend;
     const char *csv_path;
     char *chain_text; /* -c's copy, which chains[] point into */
+    const char *chain_text_given; /* -c as typed */
     struct mpb_tune_chain_file files[MAX_CHAINS]; /* chains[c]'s description where it is a FILE */
     int argc;
     char **argv;
@@ -181,7 +191,6 @@ static bool parse_strategies(const char *text, struct tune_args *t)
 
 static bool parse_chains(const char *text, struct tune_args *t)
 {
-    free(t->chain_text);
     t->chain_text = strdup(text);
     t->n_chains = 0;
     bool ok = t->chain_text != NULL;
@@ -208,8 +217,15 @@ static bool parse_option(int argc, char **argv, int *i, struct tune_args *t)
     const char *val;
     long n;
     int word;
-    if ((val = mpb_cli_value(CMD, argc, argv, i, "-c")))
+    if ((val = mpb_cli_value(CMD, argc, argv, i, "-c"))) {
+        if (t->chain_text_given) { /* the long options' repeats are refused in main.c */
+            mpb_cli_error(CMD, "-c is given twice ('%s', then '%s'): give it once (several chains go in one comma "
+                          "list); a second one would replace the first", t->chain_text_given, val);
+            return false;
+        }
+        t->chain_text_given = val;
         return *val && parse_chains(val, t);
+    }
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--levels")))
         return *val && mpb_cli_add_selections(CMD, "--levels", val, true, &t->levels, &t->n_level_sel, &t->last_first);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "-a"))) {
@@ -550,6 +566,36 @@ static bool tune_chain(struct session *s, const struct mpb_tune_chain *c, const 
 
 /* ---- the command -------------------------------------------------------- */
 
+/* Every chain at every size fits the host's and the GPU's memory as it is
+ * now, checked before the first allocation (as run checks each case); false
+ * after a message with the figures. */
+static bool memory_fits(const struct tune_args *t, struct mpb_cuda_env *env, const struct mpb_tune_level *levels,
+                        int n_levels)
+{
+    size_t avail_host = mpb_host_memory_available(), avail_dev = SIZE_MAX, total_dev;
+    if (env && mpb_cuda_mem_info(env, &avail_dev, &total_dev) != MPB_STATUS_OK)
+        avail_dev = SIZE_MAX; /* cannot tell: cudaMalloc decides */
+    for (int c = 0; c < t->n_chains; c++)
+        for (int z = 0; z < t->sizes.n; z++) {
+            struct mpb_tune_chain chain;
+            char why[512], need[64], have[64];
+            size_t host, dev;
+            build_chain(t, c, t->sizes.v[z], &chain, why, sizeof why); /* check_args built it */
+            mpb_tune_chain_memory(&chain, levels, n_levels, env != NULL, &host, &dev);
+            bool on_host = host > avail_host;
+            if (!on_host && dev <= avail_dev)
+                continue;
+            mpb_format_bytes(need, sizeof need, on_host ? host : dev, true);
+            mpb_format_bytes(have, sizeof have, on_host ? avail_host : avail_dev, true);
+            mpb_cli_error(CMD, "-c %s --size %lld: too large for this machine: tuning it needs %s of %s memory (two "
+                          "runs of the chain in FP32 and FP64, each GEMM's operands alone, the largest workspace), "
+                          "%s %s; nothing ran", t->chains[c], (long long)t->sizes.v[z], need,
+                          on_host ? "host" : "device", have, on_host ? "available (MemAvailable)" : "free (cudaMemGetInfo)");
+            return false;
+        }
+    return true;
+}
+
 static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct mpb_tune_level *levels, int n_levels)
 {
     struct session s = {.args = t,
@@ -565,6 +611,11 @@ static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct 
         mpb_tune_states_free(&s.exec);
         return MPB_EXIT_USAGE;
     }
+    if (!memory_fits(t, env, levels, n_levels)) {
+        mpb_tune_costs_free(&s.costs);
+        mpb_tune_states_free(&s.exec);
+        return MPB_EXIT_NOTHING_RAN;
+    }
     if (!t->cost_path && !env)
         fprintf(stderr, "mpbench tune: note [cost-host]: the measured cost model on the host backend times the host "
                         "models, which says nothing about GPU speed (--cost-model FILE takes a GPU sweep's times)\n");
@@ -573,15 +624,23 @@ static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct 
                                 .impl = env ? MPB_IMPL_CUDA : MPB_IMPL_HOST, .warmup = s.exec.warmup,
                                 .reps = s.exec.reps, .dev = env ? mpb_cuda_device(env) : NULL};
     char meta_path[4096];
-    int exit_code = MPB_EXIT_OK;
+    int exit_code = MPB_EXIT_OK, lock_fd = -1;
     mpb_utc_now(meta.started_utc, sizeof meta.started_utc);
     if (t->csv_path) {
+        /* locked as run locks its CSV (csv.h), before it is truncated */
         snprintf(meta_path, sizeof meta_path, "%s.meta.json", t->csv_path);
-        if (!mpb_meta_check(meta_path, why, sizeof why) || !(s.csv = fopen(t->csv_path, "w")) ||
-            !mpb_tune_csv_header(s.csv)) {
-            mpb_cli_error(CMD, "--csv %s: %s", t->csv_path, s.csv ? "write failed" : why);
+        bool ok = mpb_meta_check(meta_path, why, sizeof why) &&
+                  (lock_fd = mpb_csv_lock(t->csv_path, why, sizeof why)) >= 0;
+        if (ok && !((s.csv = fopen(t->csv_path, "w")) && mpb_tune_csv_header(s.csv))) {
+            snprintf(why, sizeof why, "cannot write %s: %s", t->csv_path, strerror(errno));
+            ok = false;
+        }
+        if (!ok) {
+            mpb_cli_error(CMD, "--csv %s: %s", t->csv_path, why);
             if (s.csv)
                 fclose(s.csv);
+            if (lock_fd >= 0)
+                close(lock_fd);
             mpb_tune_costs_free(&s.costs);
             mpb_tune_states_free(&s.exec);
             return MPB_EXIT_USAGE;
@@ -604,6 +663,8 @@ static int tune_all(struct tune_args *t, struct mpb_cuda_env *env, const struct 
         mpb_cli_error(CMD, "--csv %s: write failed: %m", t->csv_path);
         exit_code = MPB_EXIT_RUNTIME;
     }
+    if (lock_fd >= 0)
+        close(lock_fd); /* releases the lock */
     mpb_tune_costs_free(&s.costs);
     mpb_tune_states_free(&s.exec);
     return exit_code;

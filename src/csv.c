@@ -125,11 +125,17 @@ bool mpb_csv_read_int(const char *s, int64_t *x)
     return errno == 0;
 }
 
+/* A resumed row's case_id and the line it starts on. */
+struct resumed_id {
+    char *id;
+    int line;
+};
+
 struct mpb_csv {
     FILE *f;
     int lock_fd; /* holds the flock on a FILE for the whole run; -1 for none */
     bool is_stdout;
-    char **ids; /* case_ids of resumed rows, sorted */
+    struct resumed_id *ids; /* of resumed rows, sorted by case_id */
     int n_ids;
 };
 
@@ -234,24 +240,50 @@ ssize_t mpb_csv_read_record(FILE *f, char **rec, size_t *cap, int *lines, bool *
     return ferror(f) ? -1 : (ssize_t)len;
 }
 
+/* By case_id, then line: a case_id twice is two neighbours, the first line first. */
 static int compare_ids(const void *a, const void *b)
 {
-    return strcmp(*(char *const *)a, *(char *const *)b);
+    const struct resumed_id *x = a, *y = b;
+    int c = strcmp(x->id, y->id);
+    return c ? c : (x->line > y->line) - (x->line < y->line);
 }
 
-static bool remember_id(struct mpb_csv *csv, const char *id)
+static bool remember_id(struct mpb_csv *csv, const char *id, int line, char *why, size_t why_len)
 {
-    char **grown = realloc(csv->ids, sizeof *grown * (size_t)(csv->n_ids + 1));
-    if (!grown)
+    struct resumed_id *grown = realloc(csv->ids, sizeof *grown * (size_t)(csv->n_ids + 1));
+    if (grown) {
+        csv->ids = grown;
+        csv->ids[csv->n_ids] = (struct resumed_id){strdup(id), line};
+    }
+    if (!grown || !csv->ids[csv->n_ids].id) {
+        snprintf(why, why_len, "out of memory");
         return false;
-    csv->ids = grown;
-    csv->ids[csv->n_ids] = strdup(id);
-    return csv->ids[csv->n_ids++] != NULL;
+    }
+    csv->n_ids++;
+    return true;
 }
 
-/* Read an existing file for --resume: check the header, remember case_ids,
- * cut a last line that has no newline (a run killed mid-write). */
-static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char *why, size_t why_len)
+/* Sort the resumed case_ids; false, naming both lines, when one is there twice. */
+static bool sort_ids(struct mpb_csv *csv, const char *path, char *why, size_t why_len)
+{
+    if (!csv->n_ids) /* qsort's array may not be NULL, even with no element */
+        return true;
+    qsort(csv->ids, (size_t)csv->n_ids, sizeof *csv->ids, compare_ids);
+    for (int i = 1; i < csv->n_ids; i++)
+        if (!strcmp(csv->ids[i].id, csv->ids[i - 1].id)) {
+            snprintf(why, why_len, "%s:%d and %s:%d both hold case_id %s (mpbench writes a case once: the file was "
+                     "edited or joined by hand); --resume keeps nothing of it: remove one, or write a new --csv FILE",
+                     path, csv->ids[i - 1].line, path, csv->ids[i].line, csv->ids[i].id);
+            return false;
+        }
+    return true;
+}
+
+/* Read an existing file for --resume: check the header and every row
+ * (`check`, when given), remember case_ids, and only when all is well cut
+ * a last line that has no newline (a run killed mid-write). */
+static bool resume_read(struct mpb_csv *csv, const char *path, mpb_csv_row_check *check, void *arg, bool *empty,
+                        char *why, size_t why_len)
 {
     FILE *f = fopen(path, "r");
     *empty = true;
@@ -266,7 +298,7 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
     ssize_t len;
     long keep = 0; /* bytes up to the end of the last complete record */
     bool ok = true, complete;
-    char *fields[MPB_COL_COUNT + 1], ours[16];
+    char *fields[MPB_COL_COUNT + 1], ours[16], row_why[768];
     snprintf(ours, sizeof ours, "%d", MPB_CSV_SCHEMA_VERSION);
     for (int lineno = 1, spans; ok && (len = mpb_csv_read_record(f, &line, &cap, &spans, &complete)) > 0;
          lineno += spans) {
@@ -280,11 +312,15 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
         free(buf);
         buf = malloc((size_t)len + 1);
         if (!buf) {
+            snprintf(why, why_len, "%s:%d: out of memory", path, lineno);
             ok = false;
             break;
         }
         int n = mpb_csv_split(line, buf, (size_t)len + 1, fields, MPB_COL_COUNT + 1);
-        if (lineno == 1) {
+        if (n < 0) {
+            snprintf(why, why_len, "%s:%d: not a CSV record (its quoting is malformed)", path, lineno);
+            ok = false;
+        } else if (lineno == 1) {
             int schema = mpb_csv_header_schema(fields, n);
             if (schema != MPB_CSV_SCHEMA_VERSION && schema != 0) {
                 /* Rows of two layouts in one file would break every reader. */
@@ -306,8 +342,11 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
                      "layouts: write a new --csv FILE", path, lineno, fields[MPB_COL_schema_version],
                      MPB_CSV_SCHEMA_VERSION);
             ok = false;
+        } else if (check && !check(fields, arg, row_why, sizeof row_why)) {
+            snprintf(why, why_len, "%s:%d: %s", path, lineno, row_why);
+            ok = false;
         } else {
-            ok = remember_id(csv, fields[MPB_COL_case_id]);
+            ok = remember_id(csv, fields[MPB_COL_case_id], lineno, why, why_len);
         }
     }
     if (len < 0) {
@@ -317,36 +356,37 @@ static bool resume_read(struct mpb_csv *csv, const char *path, bool *empty, char
     free(line);
     free(buf);
     fclose(f);
+    ok = ok && sort_ids(csv, path, why, why_len);
     if (ok && truncate(path, keep) != 0) {
         snprintf(why, why_len, "%s: cannot cut the incomplete last line: %s", path, strerror(errno));
         ok = false;
     }
-    if (csv->n_ids) /* qsort's array may not be NULL, even with no element */
-        qsort(csv->ids, (size_t)csv->n_ids, sizeof *csv->ids, compare_ids);
     return ok;
 }
 
 /* An exclusive lock on FILE before anything reads or truncates it: two
  * runs on one file would both append (or one truncate the other's rows).
  * Opened without O_TRUNC, so a refused run changes nothing. */
-static bool lock_file(struct mpb_csv *csv, const char *path, char *why, size_t why_len)
+int mpb_csv_lock(const char *path, char *why, size_t why_len)
 {
-    csv->lock_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
-    if (csv->lock_fd < 0) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
         snprintf(why, why_len, "cannot write %s: %s", path, strerror(errno));
-        return false;
+        return -1;
     }
-    if (flock(csv->lock_fd, LOCK_EX | LOCK_NB) == 0)
-        return true;
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        return fd;
     if (errno == EWOULDBLOCK)
         snprintf(why, why_len, "%s is being written by another mpbench run (it holds a lock on the file); "
                  "let it finish, then --resume, or write another --csv FILE", path);
     else
         snprintf(why, why_len, "cannot lock %s: %s", path, strerror(errno));
-    return false;
+    close(fd);
+    return -1;
 }
 
-struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len)
+static struct mpb_csv *csv_open(const char *path, bool resume, mpb_csv_row_check *check, void *arg, char *why,
+                                size_t why_len)
 {
     struct mpb_csv *csv = calloc(1, sizeof *csv);
     if (!csv) {
@@ -359,8 +399,8 @@ struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t wh
         csv->f = stdout;
         csv->is_stdout = true;
     } else {
-        if (!lock_file(csv, path, why, why_len) ||
-            (resume && !resume_read(csv, path, &empty, why, why_len))) {
+        if ((csv->lock_fd = mpb_csv_lock(path, why, why_len)) < 0 ||
+            (resume && !resume_read(csv, path, check, arg, &empty, why, why_len))) {
             mpb_csv_close(csv);
             return NULL;
         }
@@ -379,9 +419,24 @@ struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t wh
     return csv;
 }
 
+struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len)
+{
+    return csv_open(path, resume, NULL, NULL, why, why_len);
+}
+
+struct mpb_csv *mpb_csv_resume(const char *path, mpb_csv_row_check *check, void *arg, char *why, size_t why_len)
+{
+    return csv_open(path, true, check, arg, why, why_len);
+}
+
+static int compare_id_only(const void *key, const void *elem)
+{
+    return strcmp(key, ((const struct resumed_id *)elem)->id);
+}
+
 bool mpb_csv_has_case(const struct mpb_csv *csv, const char *case_id)
 {
-    return csv->n_ids && bsearch(&case_id, csv->ids, (size_t)csv->n_ids, sizeof *csv->ids, compare_ids);
+    return csv->n_ids && bsearch(case_id, csv->ids, (size_t)csv->n_ids, sizeof *csv->ids, compare_id_only);
 }
 
 int mpb_csv_resumed_rows(const struct mpb_csv *csv)
@@ -503,7 +558,7 @@ bool mpb_csv_close(struct mpb_csv *csv)
     if (csv->lock_fd >= 0)
         close(csv->lock_fd); /* releases the lock */
     for (int i = 0; i < csv->n_ids; i++)
-        free(csv->ids[i]);
+        free(csv->ids[i].id);
     free(csv->ids);
     free(csv);
     return ok;

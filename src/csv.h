@@ -63,6 +63,21 @@ struct mpb_csv;
  * unwritable path fails before any case runs. NULL with a reason on
  * failure. */
 struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len);
+
+/* Whether --resume may keep a row already in FILE (its MPB_COL_COUNT
+ * fields); false with a reason, which the caller prefixes with FILE:LINE. */
+typedef bool mpb_csv_row_check(char **fields, void *arg, char *why, size_t why_len);
+
+/* mpb_csv_open with resume, every row already in FILE also put to `check`.
+ * A row refused, or a case_id in two rows (mpbench never writes one twice:
+ * corruption), refuses the file, naming the lines, and leaves it as it was. */
+struct mpb_csv *mpb_csv_resume(const char *path, mpb_csv_row_check *check, void *arg, char *why, size_t why_len);
+
+/* The exclusive lock a run holds on its output FILE (flock, opened without
+ * truncating it): the descriptor to close when done, or -1 with a reason
+ * (another mpbench holds it, or FILE cannot be opened for writing). */
+int mpb_csv_lock(const char *path, char *why, size_t why_len);
+
 bool mpb_csv_has_case(const struct mpb_csv *csv, const char *case_id);
 
 /* One row as a CSV record (fields quoted where needed, newline-terminated). */

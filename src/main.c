@@ -47,6 +47,26 @@ static int version(int argc, char **argv)
     return MPB_EXIT_OK;
 }
 
+/* Each command, and its long options that may be given more than once
+ * (every other is refused the second time: mpb_cli_refuse_repeats). */
+static const struct command {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *const *repeatable;
+} commands[] = {
+    {"run", mpb_cmd_run, (const char *const[]){"--tag", NULL}},
+    {"tune", mpb_cmd_tune, (const char *const[]){"--levels", NULL}},
+    {"list", mpb_cmd_list, NULL},
+    {"selftest", mpb_cmd_selftest, NULL},
+    {"grade", mpb_cmd_grade, NULL},
+    {"gate", mpb_cmd_gate, NULL},
+    {"probe", mpb_cmd_probe, NULL},
+    {"merge", mpb_cmd_merge, NULL},
+    {"rank", mpb_cmd_rank, NULL}, /* hidden: a part of a case over several GPUs (src/multi.h) */
+    {"version", version, NULL},
+    {"--version", version, NULL},
+};
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -54,29 +74,16 @@ int main(int argc, char **argv)
         return MPB_EXIT_USAGE;
     }
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "run"))
-        return mpb_cmd_run(argc - 1, argv + 1);
-    if (!strcmp(cmd, "tune"))
-        return mpb_cmd_tune(argc - 1, argv + 1);
-    if (!strcmp(cmd, "list"))
-        return mpb_cmd_list(argc - 1, argv + 1);
-    if (!strcmp(cmd, "selftest"))
-        return mpb_cmd_selftest(argc - 1, argv + 1);
-    if (!strcmp(cmd, "grade"))
-        return mpb_cmd_grade(argc - 1, argv + 1);
-    if (!strcmp(cmd, "gate"))
-        return mpb_cmd_gate(argc - 1, argv + 1);
-    if (!strcmp(cmd, "probe"))
-        return mpb_cmd_probe(argc - 1, argv + 1);
-    if (!strcmp(cmd, "merge"))
-        return mpb_cmd_merge(argc - 1, argv + 1);
-    if (!strcmp(cmd, "rank")) /* hidden: a part of a case over several GPUs (src/multi.h) */
-        return mpb_cmd_rank(argc - 1, argv + 1);
-    if (!strcmp(cmd, "version") || !strcmp(cmd, "--version"))
-        return version(argc - 1, argv + 1);
+    for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
+        if (!strcmp(cmd, commands[c].name)) {
+            int code = mpb_cli_refuse_repeats(cmd, argc - 1, argv + 1, commands[c].repeatable)
+                           ? commands[c].run(argc - 1, argv + 1)
+                           : MPB_EXIT_USAGE;
+            return mpb_cli_close_stdout(cmd, code);
+        }
     if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") || !strcmp(cmd, "help")) {
         usage(stdout);
-        return MPB_EXIT_OK;
+        return mpb_cli_close_stdout("help", MPB_EXIT_OK);
     }
     fprintf(stderr, "mpbench: unknown command '%s'\n", cmd);
     usage(stderr);

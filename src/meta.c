@@ -5,7 +5,6 @@
 #include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -13,6 +12,7 @@
 #include "accuracy.h"
 #include "csv.h"
 #include "hash.h"
+#include "outpath.h"
 #include "version.h"
 
 #define META_HEAD "{\"schema_version\": 1, \"runs\": [\n"
@@ -235,13 +235,10 @@ static void write_run(FILE *f, const struct mpb_run_meta *m)
 
 bool mpb_meta_check(const char *path, char *why, size_t why_len)
 {
-    struct stat st;
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp", path);
-    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
-        snprintf(why, why_len, "cannot write %s: it is a folder", path);
+    if (!mpb_outpath_check(path, why, why_len) || !mpb_outpath_check(tmp, why, why_len))
         return false;
-    }
     FILE *f = fopen(tmp, "w");
     if (!f) {
         snprintf(why, why_len, "cannot write %s: %s", tmp, strerror(errno));
@@ -430,14 +427,18 @@ bool mpb_meta_read(const char *path, struct mpb_meta_file *out, char *why, size_
     memset(out, 0, sizeof *out);
     FILE *f = fopen(path, "r");
     long size;
+    errno = 0;
     if (!f || !(out->text = read_all(f, &size))) {
-        snprintf(why, why_len, "%s: cannot read: %s", path, f ? "read error" : strerror(errno));
+        int err = errno;
+        snprintf(why, why_len, "%s: cannot read: %s", path, f && !err ? "read error" : strerror(err));
+        errno = err == ENOMEM ? ENOMEM : EINVAL;
         return false;
     }
     const char *end = json_skip(out->text, 0), *runs = end && !*json_ws(end) ? json_member(out->text, "runs") : NULL;
     if (!runs || *runs != '[') {
         snprintf(why, why_len, "%s: not an mpbench meta.json", path);
         mpb_meta_file_free(out);
+        errno = EINVAL;
         return false;
     }
     for (const char *p = json_ws(runs + 1); *p != ']'; p = json_ws(p)) {
@@ -445,6 +446,7 @@ bool mpb_meta_read(const char *path, struct mpb_meta_file *out, char *why, size_
         if (!grown) {
             snprintf(why, why_len, "%s: out of memory", path);
             mpb_meta_file_free(out);
+            errno = ENOMEM;
             return false;
         }
         out->runs = grown;
@@ -453,10 +455,16 @@ bool mpb_meta_read(const char *path, struct mpb_meta_file *out, char *why, size_
         r->text = p;
         p = json_skip(p, 0);
         r->len = (size_t)(p - r->text);
+        errno = 0;
         if (!read_run(r->text, r)) {
-            snprintf(why, why_len, "%s: run record %d lacks what mpbench writes (run_id, argv, backend, shard, "
-                     "mpbench version, git_sha, csv_schema_version)", path, out->n_runs);
+            bool nomem = errno == ENOMEM; /* a string's malloc, in a record whose syntax was checked */
+            if (nomem)
+                snprintf(why, why_len, "%s: out of memory reading run record %d", path, out->n_runs);
+            else
+                snprintf(why, why_len, "%s: run record %d lacks what mpbench writes (run_id, argv, backend, shard, "
+                         "mpbench version, git_sha, csv_schema_version)", path, out->n_runs);
             mpb_meta_file_free(out);
+            errno = nomem ? ENOMEM : EINVAL;
             return false;
         }
         p = json_ws(p);

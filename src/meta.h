@@ -27,9 +27,9 @@ struct mpb_run_meta {
 /* Earlier runs' entries of an existing sidecar (for --resume), or "" when there
  * is none; NULL with a reason when the file exists but is not ours. */
 char *mpb_meta_previous_runs(const char *path, char *why, size_t why_len);
-/* Whether mpb_meta_write can write `path` (its temporary file can be made,
- * `path` is not a folder): checked before the first case. False with a
- * reason naming the file. */
+/* Whether mpb_meta_write can write `path` (its temporary file can be made;
+ * `path` and that file are each a regular file or new, outpath.h): checked
+ * before the first case. False with a reason naming the file. */
 bool mpb_meta_check(const char *path, char *why, size_t why_len);
 
 /* (Re)write the sidecar: previous runs, then this one (none when `m` is
@@ -53,7 +53,8 @@ struct mpb_meta_file {
 };
 
 /* Read sidecar `path` back. False with a reason naming the file when it
- * cannot be read, is not JSON, or a run record lacks a member above. */
+ * cannot be read, is not JSON, or a run record lacks a member above; errno
+ * is then ENOMEM when memory ran out, else EINVAL. */
 bool mpb_meta_read(const char *path, struct mpb_meta_file *out, char *why, size_t why_len);
 void mpb_meta_file_free(struct mpb_meta_file *m);
 

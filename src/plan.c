@@ -1,12 +1,15 @@
 #include "plan.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "hash.h"
+#include "values.h"
 
 const char *mpb_impl_name(enum mpb_impl impl)
 {
@@ -19,6 +22,18 @@ const char *const mpb_progress_words[] = {"auto", "always", "never", NULL};
 const char *mpb_ref_name(enum mpb_ref_choice ref)
 {
     return ref == MPB_REF_MPFR ? "mpfr" : ref == MPB_REF_DD ? "dd" : "none";
+}
+
+bool mpb_shard_parse(const char *text, int *index, int *count)
+{
+    const char *slash = strchr(text, '/');
+    int64_t i, n;
+    if (!slash || !mpb_int_parse_n(text, (size_t)(slash - text), &i) || !mpb_int_parse(slash + 1, &n) || n < 1 ||
+        n > INT_MAX || i < 0 || i >= n)
+        return false;
+    *index = (int)i;
+    *count = (int)n;
+    return true;
 }
 
 /* Append " -a k=v" for every parameter: the canonical string names all of
@@ -173,15 +188,19 @@ bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb
     double count = count_cases(plan);
     if (count > MPB_PLAN_MAX_CASES) {
         snprintf(why, why_len, "the sweep expands to %.0f cases (limit %d)", count, MPB_PLAN_MAX_CASES);
+        errno = EINVAL;
         return false;
     }
     for (int g = 0; g < plan->n_gens; g++)
-        if (!validate_generator(&plan->gens[g], why, why_len))
+        if (!validate_generator(&plan->gens[g], why, why_len)) {
+            errno = EINVAL;
             return false;
+        }
     long n_shapes;
     int64_t *shapes = expand_shapes(plan, &n_shapes);
     if (!shapes) {
         snprintf(why, why_len, "out of memory");
+        errno = ENOMEM;
         return false;
     }
     long per_gen = n_shapes * plan->seeds.n, total = 0;
@@ -193,12 +212,14 @@ bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb
     if (total > 10 * 1000 * 1000) {
         snprintf(why, why_len, "the sweep expands to %ld cases (limit 10000000)", total);
         free(shapes);
+        errno = EINVAL;
         return false;
     }
     struct mpb_case *out = calloc((size_t)(total ? total : 1), sizeof *out);
     if (!out) {
         snprintf(why, why_len, "out of memory for %ld cases", total);
         free(shapes);
+        errno = ENOMEM;
         return false;
     }
     int at = 0;

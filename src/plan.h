@@ -87,8 +87,13 @@ struct mpb_case {
     char id[17];                /* case_id: hex FNV-1a-64 of text */
 };
 
+/* "I/N" of --shard (and of a meta.json's shard): integers with
+ * 1 <= N <= INT_MAX and 0 <= I < N, read at full width (mpb_int_parse). */
+bool mpb_shard_parse(const char *text, int *index, int *count);
+
 /* Cartesian product schemes × their parameter lists × generators × theirs
- * × shapes × seeds, in that nesting order (outermost first). */
+ * × shapes × seeds, in that nesting order (outermost first). False with
+ * why; errno is then ENOMEM when memory ran out, else EINVAL. */
 bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb_case **cases,
                      int *n_cases, char *why, size_t why_len);
 

@@ -133,9 +133,7 @@ size_t mpb_host_memory_available(void)
     return pages > 0 && page > 0 ? mpb_size_mul((size_t)pages, (size_t)page) : SIZE_MAX;
 }
 
-/* "51.5 GB" (10^9 bytes), with the exact count when `exact`; a saturated
- * count is "2^64 bytes or more". */
-static void format_bytes(char *buf, size_t len, size_t bytes, bool exact)
+void mpb_format_bytes(char *buf, size_t len, size_t bytes, bool exact)
 {
     if (bytes == SIZE_MAX)
         snprintf(buf, len, "2^64 bytes or more");
@@ -171,13 +169,13 @@ static bool fits(const struct mpb_runner *r, const struct mpb_case *c, struct mp
     if (!where)
         return true;
     char m_txt[48], w_txt[48], r_txt[48];
-    format_bytes(m_txt, sizeof m_txt, mem.matrices, false);
-    format_bytes(w_txt, sizeof w_txt, mem.workspace, false);
-    format_bytes(r_txt, sizeof r_txt, mem.reference, false);
+    mpb_format_bytes(m_txt, sizeof m_txt, mem.matrices, false);
+    mpb_format_bytes(w_txt, sizeof w_txt, mem.workspace, false);
+    mpb_format_bytes(r_txt, sizeof r_txt, mem.reference, false);
     snprintf(parts, sizeof parts, "A, B, C %s; %s workspace %s; reference %s", m_txt,
              c->scheme->name, w_txt, r_txt);
-    format_bytes(need, sizeof need, needed, true);
-    format_bytes(have, sizeof have, avail, true);
+    mpb_format_bytes(need, sizeof need, needed, true);
+    mpb_format_bytes(have, sizeof have, avail, true);
     res->status = MPB_STATUS_NOT_SUPPORTED;
     snprintf(res->note, sizeof res->note, "too large for this machine: needs %s of %s memory (%s), %s %s",
              need, where, parts, have, avail_what);

@@ -60,4 +60,8 @@ void mpb_case_memory(const struct mpb_runner *r, const struct mpb_case *c, struc
  * reports. */
 size_t mpb_host_memory_available(void);
 
+/* "51.5 GB" (10^9 bytes), with the exact count when `exact`; a saturated
+ * count is "2^64 bytes or more". */
+void mpb_format_bytes(char *buf, size_t len, size_t bytes, bool exact);
+
 #endif

@@ -62,8 +62,8 @@ static bool parse_number(const char *s, double *out, char *why, size_t why_len)
     if (*s == '\0' || isspace((unsigned char)*s))
         return false;
     if (s[0] == '2' && s[1] == '^') {
-        long e = strtol(s + 2, &end, 10);
-        if (end == s + 2 || *end != '\0' || e < -1074 || e > 1023)
+        int64_t e;
+        if (!mpb_int_parse(s + 2, &e) || e < -1074 || e > 1023)
             return false;
         *out = ldexp(1.0, (int)e);
         return true;
@@ -232,4 +232,30 @@ void mpb_values_free(struct mpb_values *v)
     free(v->items);
     v->items = NULL;
     v->n = 0;
+}
+
+bool mpb_int_parse_n(const char *s, size_t len, int64_t *out)
+{
+    bool negative = len > 0 && *s == '-';
+    size_t at = negative;
+    if (at == len)
+        return false;
+    uint64_t v = 0;
+    for (; at < len; at++) {
+        if (s[at] < '0' || s[at] > '9')
+            return false;
+        unsigned digit = (unsigned)(s[at] - '0');
+        if (v > (UINT64_MAX - digit) / 10)
+            return false;
+        v = v * 10 + digit;
+    }
+    if (v > (uint64_t)INT64_MAX + negative)
+        return false;
+    *out = negative ? (v ? -(int64_t)(v - 1) - 1 : 0) : (int64_t)v;
+    return true;
+}
+
+bool mpb_int_parse(const char *s, int64_t *out)
+{
+    return mpb_int_parse_n(s, strlen(s), out);
 }

@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -15,6 +16,7 @@
 #include "cli.h"
 #include "plan.h"
 #include "status.h"
+#include "values.h"
 
 extern char **environ;
 
@@ -28,16 +30,16 @@ bool mpb_pool_parse_devices(const char *cmd, const char *text, int *devices, int
     if (*all)
         return true;
     for (const char *p = text;;) {
-        char *end;
-        errno = 0;
-        long d = strtol(p, &end, 10);
-        if (end == p || errno || d < 0 || d > 1023 || (*end != ',' && *end != '\0')) {
-            mpb_cli_error(cmd, "--devices '%s': expected all, or GPU ordinals such as 0,2 (at '%s')", text, p);
+        const char *end = p + strcspn(p, ",");
+        int64_t d;
+        if (!mpb_int_parse_n(p, (size_t)(end - p), &d) || d < 0 || d > 1023) {
+            mpb_cli_error(cmd, "--devices '%s': expected all, or GPU ordinals in 0..1023 such as 0,2 (at '%s')",
+                          text, p);
             return false;
         }
         for (int i = 0; i < *n_devices; i++)
             if (devices[i] == (int)d) {
-                mpb_cli_error(cmd, "--devices '%s': GPU %ld named twice", text, d);
+                mpb_cli_error(cmd, "--devices '%s': GPU %d named twice", text, (int)d);
                 return false;
             }
         if (*n_devices == MPB_MAX_DEVICES) {
@@ -53,14 +55,14 @@ bool mpb_pool_parse_devices(const char *cmd, const char *text, int *devices, int
 
 bool mpb_pool_parse_worker(const char *cmd, const char *text, int *ordinal, const char **run_id)
 {
-    char *end;
-    long d = strtol(text, &end, 10);
-    if (end == text || d < 0 || d > 1023 || *end != ',' || !end[1]) {
+    const char *comma = strchr(text, ',');
+    int64_t d;
+    if (!comma || !mpb_int_parse_n(text, (size_t)(comma - text), &d) || d < 0 || d > 1023 || !comma[1]) {
         mpb_cli_error(cmd, "--worker '%s': internal option of %s --devices (ORDINAL,RUN_ID)", text, cmd);
         return false;
     }
     *ordinal = (int)d;
-    *run_id = end + 1;
+    *run_id = comma + 1;
     return true;
 }
 

@@ -76,6 +76,13 @@ grep -q "at 'x'" usage.err || fail "--devices 0,x: $(cat usage.err)"
 usage 2 --devices all
 grep -q "needs --csv FILE" usage.err || fail "--devices without --csv: $(cat usage.err)"
 usage 2 --devices all --backend host --csv u.csv
+# FILE is sorted at the end and renamed into place: a symbolic link (or any
+# other than a regular file or a new path) would be replaced (issue 28).
+echo target >target.csv
+ln -s target.csv link.csv
+usage 2 --devices all --csv link.csv
+grep -q "cannot write link.csv: it is a symbolic link" usage.err || fail "--devices --csv LINK: $(cat usage.err)"
+{ [ -L link.csv ] && [ "$(cat target.csv)" = target ]; } || fail "--devices --csv LINK replaced the link or its target"
 usage 77 --devices 5 --csv u.csv
 grep -q "no GPU 5" usage.err || fail "--devices 5 of 2: $(cat usage.err)"
 

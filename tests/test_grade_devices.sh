@@ -22,7 +22,7 @@ results() {
 }
 
 # 3 configurations x 4 shapes = 12 units, the shapes out of size order.
-set -- -s sgemm -s dgemm -s fp16 --sizes 16,24,20 --shapes 8x12x40 --seeds 2 --progress never
+set -- -s sgemm -s dgemm -s fp16 --sizes 16,24,20 --shapes 8x12x40 --seeds 2
 "$MPB" grade "$@" --backend host --csv one.csv --cases-csv one-cases.csv >one.out 2>one.err ||
     { fail "one-process grade exited $?: $(cat one.err)"; exit 1; }
 results one-cases.csv >one.res

@@ -95,10 +95,13 @@ refused "after '-s' its command has 'dgemm' where that one has 'sgemm,dgemm'" --
     merge kept.csv part0.csv other1.csv part2.csv
 variant part1.csv cuda1.csv 's/"backend": "host"/"backend": "cuda"/'
 refused "ran on the cuda backend" -- merge kept.csv part0.csv cuda1.csv part2.csv
-cp part1.csv two1.csv
+# (--resume keeps only rows of its own shard: shard 2/3's run resumes the
+# header alone, appending its record to part 1's meta.json, then part 1's rows)
+head -n 1 part1.csv >two1.csv
 cp part1.csv.meta.json two1.csv.meta.json
 # shellcheck disable=SC2086
 "$MPB" run $sweep --shard 2/3 --csv two1.csv --resume >/dev/null
+cp part1.csv two1.csv
 refused "runs of shard 1/3 and of shard 2/3 wrote two1.csv" -- merge kept.csv part0.csv two1.csv
 
 # Other builds and layouts.
@@ -142,6 +145,30 @@ variant part1.csv foreign1.csv s/x/x/
 tail -n 1 foreign.csv >>foreign1.csv
 refused "foreign1.csv:7: case_id" -- merge kept.csv part0.csv foreign1.csv part2.csv
 refused "is not a case of the sweep its meta.json records" -- merge kept.csv part0.csv foreign1.csv part2.csv
+
+# A malformed cell (issue 28): each cell in the grammar mpbench writes, and
+# the columns naming the case those of its case_id.
+variant part1.csv cell1.csv s/x/x/
+awk -F, -v OFS=, 'NR == 3 { $29 = "abc" } { print }' part1.csv >cell1.csv
+refused "cell1.csv:3: column err_fro_rel: 'abc' is not a number" -- merge kept.csv part0.csv cell1.csv part2.csv
+awk -F, -v OFS=, 'NR == 2 { $17 = "1.50" } { print }' part1.csv >cell1.csv
+refused "cell1.csv:2: column time_ms_median: '1.50'" -- merge kept.csv part0.csv cell1.csv part2.csv
+awk -F, -v OFS=, 'NR == 2 { $10 = "32" } { print }' part1.csv >cell1.csv
+refused "cell1.csv:2: column n: '32', where case_id" -- merge kept.csv part0.csv cell1.csv part2.csv
+
+# Out of memory is exit 3 (README), not a refusal: the sweep a part's
+# meta.json records expands to 2 million cases, 2.6 GB, under a 1.5 GB
+# limit. (Sanitizer builds reserve more address space than that: skipped.)
+if (ulimit -v 1500000 && "$MPB" version) >/dev/null 2>&1; then
+    variant part0.csv huge0.csv 's/"--size", "16,8", "--seed", "2,1"/"--size", "1:100000", "--seed", "1:20"/'
+    grep -q '"1:100000"' huge0.csv.meta.json || fail "the huge sweep's meta.json was not made"
+    (ulimit -v 1500000 && exec "$MPB" merge --allow-partial kept.csv huge0.csv) >out 2>&1
+    rc=$?
+    { [ "$rc" = 3 ] && grep -q "out of memory" out; } || { fail "merge out of memory: exit $rc, expected 3"; cat out; }
+    { [ "$(cat kept.csv)" = old ] && [ ! -e kept.csv.tmp ]; } || fail "merge out of memory changed kept.csv"
+else
+    echo "test_merge: mpbench does not start under ulimit -v 1500000 here (a sanitizer build): no out-of-memory check"
+fi
 
 # A part a run is still writing (a run holds an exclusive flock on its CSV;
 # flock(1) plays it) is refused.

@@ -145,5 +145,82 @@ rc=$?
 [ "$rc" -eq 0 ] && awk -F, 'NR == 2 && $12 == "ok" && /among the fastest 16384 of 10077696 combinations/' "$dir/p.csv" |
     grep -q . || fail "priork on 6^9: rc $rc, $(cat "$dir/err") $(cat "$dir/p.csv")"
 
+# Issue 28. The memory a tuning needs is checked before the first
+# allocation, as run checks a case: refused with the figure (exit 77, nothing
+# ran, the CSV untouched). micro3 at 46341 needs hundreds of GB; the chain
+# file's X alone 4.4 TB. (Under a 8 GB address-space limit where the build
+# allows one, so that a build without the check fails fast instead.)
+echo kept >"$dir/kept.csv"
+printf 'input X n*256 n*256 scale=1\ninput W n*256 n scale=1\ngemm Y = X W\noutput Y\n' >"$dir/huge.chain"
+limited() {
+    if (ulimit -v 8000000 && "$mpbench" version) >/dev/null 2>&1; then
+        (ulimit -v 8000000 && exec "$mpbench" "$@")
+    else
+        "$mpbench" "$@"
+    fi
+}
+for c in "micro3 --size 46341" "$dir/huge.chain --size 4096"; do
+    # shellcheck disable=SC2086 # $c is split on blanks, as meant
+    limited tune -c $c --levels sgemm --threshold E1 --backend host --csv "$dir/kept.csv" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ "$rc" -eq 77 ] && grep -q "too large for this machine: tuning it needs [0-9.e+]* GB ([0-9]* bytes) of host memory" \
+        "$dir/err" || fail "-c $c: exit $rc, expected 77 with the figure: $(cat "$dir/err")"
+    [ "$(cat "$dir/kept.csv")" = kept ] || fail "-c $c: the refused tuning changed its --csv FILE"
+done
+
+# The cost file (--cost-model FILE) is read strictly: a record with fewer or
+# more fields than the header, an incomplete last one, a column named twice,
+# two rows for one level and shape (the lookup took the first), a malformed
+# cell: refused with FILE:LINE, exit 2, before the CSV is touched.
+badcost() {
+    want=$1
+    "$mpbench" tune -c micro3 --size 32 --backend host $levels --threshold E1 --cost-model "$dir/bad.csv" \
+        --csv "$dir/kept.csv" >"$dir/out" 2>"$dir/err"
+    rc=$?
+    [ "$rc" -eq 2 ] && grep -qF -- "$want" "$dir/err" || fail "cost file ($want): exit $rc: $(cat "$dir/err")"
+    [ "$(cat "$dir/kept.csv")" = kept ] || fail "cost file ($want): the refused tuning changed its --csv FILE"
+}
+costs="$(dirname "$0")/tune/costs-32.csv"
+{ cat "$costs"; echo 'sgemm,,32,32'; } >"$dir/bad.csv"
+badcost "bad.csv:8: 4 fields, the header has 7"
+{ cat "$costs"; echo 'tf32,,32,32,32,0.3,ok,extra'; } >"$dir/bad.csv"
+badcost "bad.csv:8: 8 fields, the header has 7"
+{ cat "$costs"; printf 'tf32,,8,8,8,0.3,ok'; } >"$dir/bad.csv"
+badcost "bad.csv:8: an incomplete last record"
+{ cat "$costs"; echo 'fp16,,32,32,32,0.9,ok'; } >"$dir/bad.csv"
+badcost "bad.csv:8: scheme fp16, params '' at 32x32x32 is also at line 4"
+sed '1s/$/,m/' "$costs" | sed '2,$s/$/,32/' >"$dir/bad.csv"
+badcost "bad.csv:1: column 'm' twice"
+sed '3s/,0.3,/,0.3ms,/' "$costs" >"$dir/bad.csv"
+badcost "bad.csv:3: scheme must be named, m, n, k positive integers"
+sed '3s/,32,32,32,/,32, 32,32,/' "$costs" >"$dir/bad.csv"
+badcost "bad.csv:3: scheme must be named"
+# One level in both forms (its parameters in full and only those changed): an error row naming both lines.
+{ cat "$costs"; echo 'refine_fp16,tau=000 accum=tc flush_k=256 scale=rowcol,32,32,32,0.7,ok'; } >"$dir/both.csv"
+"$mpbench" tune -c micro3 --size 32 --backend host $levels --threshold E1 --strategy motuner \
+    --cost-model "$dir/both.csv" >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 3 ] && grep -q "both.csv: lines 6 and 8 both give refine_fp16 tau=000 at 32x32x32" "$dir/err" ||
+    fail "one level in both forms: exit $rc: $(cat "$dir/err")"
+
+# --csv FILE: a folder is named with the reason; a FILE another run holds
+# (run's lock, flock(1) plays it) is refused and left as it was.
+mkdir "$dir/folder.csv"
+"$mpbench" tune -c micro3 --size 8 --backend host --levels sgemm --threshold E1 --csv "$dir/folder.csv" \
+    >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "folder.csv: cannot write .*folder.csv: Is a directory" "$dir/err" ||
+    fail "--csv FOLDER: exit $rc: $(cat "$dir/err")"
+flock -x "$dir/kept.csv" sleep 2 &
+holder=$!
+while flock -n "$dir/kept.csv" true; do sleep 0.02; done
+"$mpbench" tune -c micro3 --size 8 --backend host --levels sgemm --threshold E1 --csv "$dir/kept.csv" \
+    >"$dir/out" 2>"$dir/err"
+rc=$?
+[ "$rc" -eq 2 ] && grep -q "is being written by another mpbench run" "$dir/err" ||
+    fail "--csv FILE held by another run: exit $rc: $(cat "$dir/err")"
+[ "$(cat "$dir/kept.csv")" = kept ] || fail "a tuning refused for the lock changed its --csv FILE"
+wait $holder
+
 [ "$fails" -eq 0 ] && echo "test_tune: all checks passed"
 exit "$fails"

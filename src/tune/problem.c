@@ -184,6 +184,73 @@ static bool run_reference(struct mpb_tune_chain_run *r, char *why, size_t why_le
     return true;
 }
 
+/* What a GEMM under `level` allocates beyond its operands, as the runner
+ * counts it: the scheme's own count, or on the host, without one, as much
+ * as A, B and C. */
+static size_t level_workspace(const struct mpb_tune_level *level, const struct mpb_gemm *g, bool on_device)
+{
+    const struct mpb_scheme *s = level->scheme;
+    if (s->workspace_bytes)
+        return s->workspace_bytes(level->params, g, on_device);
+    size_t es = mpb_target_size(g->target);
+    return on_device ? 0
+                     : mpb_size_add(mpb_size_add(mpb_size_matrix(g->m, g->k, es), mpb_size_matrix(g->k, g->n, es)),
+                                    mpb_size_matrix(g->m, g->n, es));
+}
+
+static size_t max_size(size_t a, size_t b)
+{
+    return a > b ? a : b;
+}
+
+void mpb_tune_chain_memory(const struct mpb_tune_chain *c, const struct mpb_tune_level *levels, int n_levels,
+                           bool on_device, size_t *host, size_t *device)
+{
+    /* Per chain run (problem.h): each buffer in FP32 and FP64 on the host,
+     * on the device its copy and its reference's; the factorisation's column
+     * and the refined solve's two vectors; per op its operands alone. */
+    size_t run_host = 0, run_dev = 0, transient_host = 0, transient_dev = 0, workspace = 0;
+    int64_t rows = 1, most_c = 0;
+    for (int b = 0; b < c->n_buffers; b++) {
+        size_t both = mpb_size_matrix(c->buffers[b].rows, c->buffers[b].cols, sizeof(float) + sizeof(double));
+        run_host = mpb_size_add(run_host, both);
+        run_dev = mpb_size_add(run_dev, both);
+        rows = c->buffers[b].rows > rows ? c->buffers[b].rows : rows;
+    }
+    run_host = mpb_size_add(mpb_size_add(run_host, mpb_size_matrix(rows, 1, sizeof(double))),
+                            mpb_size_matrix(c->size, 2, sizeof(double)));
+    struct mpb_tune_level dgemm = dgemm_level(), sgemm;
+    mpb_tune_level_default(mpb_scheme_find("sgemm"), &sgemm);
+    for (int i = 0; i < c->n_ops; i++) {
+        const struct mpb_tune_step *st = &c->steps[c->gemm_step[i]];
+        int64_t m = c->buffers[st->out].rows, n = c->buffers[st->out].cols, k = c->buffers[st->a].cols;
+        /* alone: A and B in FP32, dgemm's C in FP64, kept on both sides */
+        size_t alone = mpb_size_add(mpb_size_matrix(m, k, sizeof(float)), mpb_size_matrix(k, n, sizeof(float)));
+        alone = mpb_size_add(alone, mpb_size_matrix(m, n, sizeof(double)));
+        run_host = mpb_size_add(run_host, alone);
+        run_dev = mpb_size_add(run_dev, alone);
+        most_c = m * n > most_c ? m * n : most_c;
+        /* made once: A and B widened on the host; the reference's staging on the GPU */
+        size_t wide = mpb_size_add(mpb_size_matrix(m, k, sizeof(double)), mpb_size_matrix(k, n, sizeof(double)));
+        transient_host = max_size(transient_host, wide);
+        transient_dev = max_size(transient_dev, mpb_size_add(wide, mpb_size_matrix(m, n, sizeof(double))));
+        for (int l = -2; l < n_levels; l++) {
+            const struct mpb_tune_level *level = l == -2 ? &dgemm : l == -1 ? &sgemm : &levels[l];
+            struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = level->scheme->target};
+            workspace = max_size(workspace, level_workspace(level, &g, on_device));
+        }
+    }
+    size_t alone_c = mpb_size_matrix(most_c, 1, sizeof(float));
+    run_host = mpb_size_add(run_host, alone_c);
+    run_dev = mpb_size_add(mpb_size_add(run_dev, alone_c), mpb_tune_device_sums_scratch_bytes());
+    *host = mpb_size_add(mpb_size_mul(2, run_host), transient_host);
+    *device = 0;
+    if (on_device)
+        *device = mpb_size_add(mpb_size_add(mpb_size_mul(2, run_dev), transient_dev), workspace);
+    else
+        *host = mpb_size_add(*host, workspace);
+}
+
 /* A failed CUDA call of the chain's own copies, as a sentence. */
 static bool cuda_failed(const struct mpb_tune_chain_run *r, const char *what, char *why, size_t why_len)
 {

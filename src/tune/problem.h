@@ -47,6 +47,15 @@ struct mpb_tune_chain_run {
     double *column; /* the factorisation steps' sums: a column of the largest buffer */
 };
 
+/* The memory a tuning of chain c under `levels` takes at most, decided
+ * before anything is allocated (as the runner's mpb_case_memory): bytes of
+ * host and (on_device) device memory for the two chain runs a tuning holds
+ * open (the tuning seed's and the validation's), each op's operands alone,
+ * the reference's staging and the largest workspace of a level, dgemm or
+ * sgemm at any op's shape; saturating at SIZE_MAX. */
+void mpb_tune_chain_memory(const struct mpb_tune_chain *c, const struct mpb_tune_level *levels, int n_levels,
+                           bool on_device, size_t *host, size_t *device);
+
 /* Inputs from `seed` and the FP64 reference; false with why. */
 bool mpb_tune_chain_run_open(struct mpb_tune_chain_run *r, const struct mpb_tune_chain *chain,
                              const struct mpb_tune_level *levels, const struct mpb_tune_exec *exec,
