@@ -3,14 +3,14 @@
 # baseline or a candidate, the gate refuses the file (exit 3, naming file,
 # line and column) or fails (exit 1); it never passes. The inputs are the
 # committed H200 gating baseline and its same-session rerun, which pass
-# (results/h200/baseline-gate-rerun.md), each corrupted in one way.
+# (results/h200/gate/baseline-gate-rerun.md), each corrupted in one way.
 # Usage: test_gate_corrupt.sh path/to/mpbench SOURCE_ROOT
 set -u
 MPB=$1
 ROOT=$2
-case $MPB in /*) ;; *) MPB=$PWD/$MPB ;; esac # the committed verdicts are run from results/h200
-B=$ROOT/results/h200/baseline.csv
-C=$ROOT/results/h200/baseline-rerun.csv
+case $MPB in /*) ;; *) MPB=$PWD/$MPB ;; esac # the committed verdicts are run from results/h200/gate
+B=$ROOT/results/h200/gate/baseline.csv
+C=$ROOT/results/h200/gate/baseline-rerun.csv
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 fails=0
@@ -71,17 +71,17 @@ LF=$(line_of "$B" $F)
 LNS=$(line_of "$B" $NS)
 
 # The committed files are accepted and give the committed verdicts.
-(cd "$ROOT/results/h200" && "$MPB" gate --baseline baseline.csv --candidate baseline-rerun.csv >"$TMP/rerun.md")
-[ $? = 0 ] || fail "results/h200: baseline-rerun.csv against baseline.csv is not exit 0 (PASS)"
-cmp -s "$TMP/rerun.md" "$ROOT/results/h200/baseline-gate-rerun.md" ||
-    { fail "the gate of baseline-rerun.csv differs from results/h200/baseline-gate-rerun.md"; diff "$TMP/rerun.md" "$ROOT/results/h200/baseline-gate-rerun.md" | head; }
-"$MPB" gate --baseline "$B" --candidate "$ROOT/results/h100/baseline.csv" >"$TMP/h100.md"
-[ $? = 1 ] || fail "results/h100/baseline.csv against the H200 baseline is not exit 1 (INCOMPARABLE)"
+(cd "$ROOT/results/h200/gate" && "$MPB" gate --baseline baseline.csv --candidate baseline-rerun.csv >"$TMP/rerun.md")
+[ $? = 0 ] || fail "results/h200/gate: baseline-rerun.csv against baseline.csv is not exit 0 (PASS)"
+cmp -s "$TMP/rerun.md" "$ROOT/results/h200/gate/baseline-gate-rerun.md" ||
+    { fail "the gate of baseline-rerun.csv differs from results/h200/gate/baseline-gate-rerun.md"; diff "$TMP/rerun.md" "$ROOT/results/h200/gate/baseline-gate-rerun.md" | head; }
+"$MPB" gate --baseline "$B" --candidate "$ROOT/results/h100/gate/baseline.csv" >"$TMP/h100.md"
+[ $? = 1 ] || fail "results/h100/gate/baseline.csv against the H200 baseline is not exit 1 (INCOMPARABLE)"
 grep -v '^| file |' "$TMP/h100.md" >"$TMP/h100.got"
-grep -v '^| file |' "$ROOT/results/h100/gate-h200-vs-h100.md" >"$TMP/h100.want"
-cmp -s "$TMP/h100.got" "$TMP/h100.want" || fail "the gate of the H100 baseline differs from results/h100/gate-h200-vs-h100.md"
+grep -v '^| file |' "$ROOT/results/h100/gate/gate-h200-vs-h100.md" >"$TMP/h100.want"
+cmp -s "$TMP/h100.got" "$TMP/h100.want" || fail "the gate of the H100 baseline differs from results/h100/gate/gate-h200-vs-h100.md"
 expect 0 "gate: PASS" "the H100 baseline against itself" -- \
-    gate --baseline "$ROOT/results/h100/baseline.csv" --candidate "$ROOT/results/h100/baseline.csv"
+    gate --baseline "$ROOT/results/h100/gate/baseline.csv" --candidate "$ROOT/results/h100/gate/baseline.csv"
 
 # A candidate that is worse on one case (other bits, err_fro_rel 0.9, still
 # graded A as its ρ say) fails against the clean baseline...
@@ -245,7 +245,7 @@ for v in 3 1 4 5 04 +2 ' 2' '' 2.0; do
 done
 sed '2,$s/^2,/3,/' "$C" >"$TMP/sv.csv"
 refused c "$TMP/sv.csv" "rows of schema 3 under a schema-2 header" "$TMP/sv.csv:2: column schema_version (field 1): '3', but the header is schema_version 2's"
-sed -e '1s/,cr_mismatch,/,/' "$ROOT/results/h100/baseline.csv" >"$TMP/sv.csv"
+sed -e '1s/,cr_mismatch,/,/' "$ROOT/results/h100/gate/baseline.csv" >"$TMP/sv.csv"
 refused c "$TMP/sv.csv" "a header between two schemas" "$TMP/sv.csv:1: its header is not mpbench's: no column 'cr_mismatch'"
 
 # Duplicated header columns (issue 28, item 3): the last copy no longer wins.
