@@ -9,9 +9,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
-#include "gate.h"
-#include "meta.h"
+#include "cli/cli.h"
+#include "gate/gate.h"
+#include "record/meta.h"
 #include "status.h"
 
 struct gate_opts {

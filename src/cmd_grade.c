@@ -10,14 +10,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "case_row.h"
-#include "cli.h"
-#include "csv.h"
-#include "grade.h"
-#include "grade_devices.h"
-#include "meta.h"
-#include "values.h"
-#include "worker_pool.h"
+#include "record/case_row.h"
+#include "cli/cli.h"
+#include "record/csv.h"
+#include "grade/grade.h"
+#include "grade/grade_devices.h"
+#include "record/meta.h"
+#include "case/values.h"
+#include "workers/worker_pool.h"
 
 #define CMD "grade"
 #define MAX_SHAPES 64
@@ -182,9 +182,9 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
         return *val != '\0';
     }
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--devices")))
-        return *val && mpb_pool_parse_devices(CMD, val, g->devices, &g->n_devices, &g->devices_all);
+        return *val && mpb_cli_devices(CMD, val, g->devices, &g->n_devices, &g->devices_all);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--worker")))
-        return *val && mpb_pool_parse_worker(CMD, val, &g->worker_device, &g->worker_run_id);
+        return *val && mpb_cli_worker(CMD, val, &g->worker_device, &g->worker_run_id);
     if (!strcmp(argv[*i], "--quick")) {
         g->quick = true;
         return true;

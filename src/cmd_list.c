@@ -2,10 +2,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
 #include "generators.h"
-#include "registry.h"
+#include "schemes/registry.h"
 
 static void print_params(const struct mpb_param_spec *specs, int n)
 {

@@ -13,12 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "csv.h"
-#include "meta.h"
-#include "row_check.h"
+#include "cli/cli.h"
+#include "record/csv.h"
+#include "record/meta.h"
+#include "record/row_check.h"
 #include "status.h"
-#include "version.h"
+#include "record/version.h"
 
 static void merge_help(void)
 {

@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "csv.h"
-#include "meta.h"
+#include "cli/cli.h"
+#include "record/csv.h"
+#include "record/meta.h"
 #include "tc/tc_probe.h"
 #include "tc/tc_probe_fit.h"
-#include "version.h"
+#include "record/version.h"
 
 #define CMD "probe"
 #define MAX_ANSWERS 16

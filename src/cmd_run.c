@@ -9,16 +9,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "accuracy.h"
-#include "case_row.h"
-#include "cli.h"
-#include "devices.h"
-#include "dump.h"
-#include "hash.h"
-#include "meta.h"
-#include "outpath.h"
-#include "row_check.h"
-#include "summary.h"
+#include "case/accuracy.h"
+#include "record/case_row.h"
+#include "cli/cli.h"
+#include "workers/devices.h"
+#include "record/dump.h"
+#include "case/hash.h"
+#include "record/meta.h"
+#include "record/outpath.h"
+#include "record/row_check.h"
+#include "record/summary.h"
 
 static void join_tags(const struct mpb_plan *plan, char *buf, size_t len)
 {

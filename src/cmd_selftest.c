@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "commands.h"
 #include "reference.h"
-#include "runner.h"
+#include "case/runner.h"
 
 static const int64_t shapes[][3] = {
     {1, 1, 1},     {2, 2, 2},     {7, 7, 7},     {31, 31, 31},  {32, 32, 32},  {33, 33, 33},

@@ -13,11 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "csv.h"
-#include "meta.h"
-#include "registry.h"
-#include "runner.h"
+#include "cli/cli.h"
+#include "record/csv.h"
+#include "record/meta.h"
+#include "schemes/registry.h"
+#include "case/runner.h"
 #include "tune/chain.h"
 #include "tune/chain_file.h"
 #include "tune/cost.h"

@@ -10,7 +10,5 @@ int mpb_cmd_gate(int argc, char **argv);
 int mpb_cmd_grade(int argc, char **argv);
 int mpb_cmd_probe(int argc, char **argv);
 int mpb_cmd_merge(int argc, char **argv);
-/* hidden: one part of a case over several GPUs, started by mpbench itself (multi.h) */
-int mpb_cmd_rank(int argc, char **argv);
 
 #endif

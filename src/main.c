@@ -2,10 +2,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
+#include "case/multi.h"
 #include "commands.h"
 #include "status.h"
-#include "version.h"
+#include "record/version.h"
 
 static void usage(FILE *f)
 {
@@ -62,7 +63,7 @@ static const struct command {
     {"gate", mpb_cmd_gate, NULL},
     {"probe", mpb_cmd_probe, NULL},
     {"merge", mpb_cmd_merge, NULL},
-    {"rank", mpb_cmd_rank, NULL}, /* hidden: a part of a case over several GPUs (src/multi.h) */
+    {"rank", mpb_multi_part, NULL}, /* hidden: a part of a case over several GPUs (src/case/multi.h) */
     {"version", version, NULL},
     {"--version", version, NULL},
 };

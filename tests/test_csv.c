@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "csv.h"
+#include "record/csv.h"
 
 static char *slurp(const char *path)
 {

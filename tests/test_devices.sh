@@ -1,6 +1,6 @@
 #!/bin/sh
 # mpbench run --devices with stand-in GPUs (MPBENCH_DEVICES_STANDIN=N: the
-# workers run the host models; src/devices.h): the rows are those of a
+# workers run the host models; src/workers/devices.h): the rows are those of a
 # one-process run, in its order, whichever worker finished first; every
 # stand-in takes cases and each row names its GPU; a worker that dies
 # costs only the case it held (an error row naming the GPU), the others

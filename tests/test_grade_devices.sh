@@ -1,6 +1,6 @@
 #!/bin/sh
 # mpbench grade --devices with stand-in GPUs (MPBENCH_DEVICES_STANDIN=N: the
-# workers run the host models; src/grade_devices.h): the verdict CSV and the
+# workers run the host models; src/grade/grade_devices.h): the verdict CSV and the
 # table of a one-process run, its cases rows in its order, whichever worker
 # finished first; every stand-in takes units, each row names its GPU, the
 # sidecars list the GPUs; units go out largest (m n k) first; a worker that

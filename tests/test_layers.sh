@@ -12,11 +12,14 @@
 #                        itself and the shared folders (those no registry
 #                        family names: common/), never another family
 #       program (src)    src, kernels, reference, generators, core; only
-#                        src/registry.c includes kernel headers, and
-#                        src/cmd_probe.c those of the tensor-core probe
+#                        src/schemes/registry.c includes kernel headers,
+#                        and src/cmd_probe.c those of the tensor-core probe
 #                        (kernels/tc/tc_probe*.h)
 #       tests            tests, and every layer
 #     (core headers as "gemm.h", never "core/gemm.h");
+#   - inside the program, a file of a room (a folder of src/) includes only
+#     its own room and the rooms below it (rooms_below), as "room/file.h";
+#     the commands (src/*.c) on top include any room;
 #   - each layer's meson.build links no layer above it;
 #   - every registry `family` is a folder of kernels/.
 # Usage: test_layers.sh SOURCE_ROOT
@@ -37,6 +40,35 @@ roots_of() {
     esac
 }
 
+# The program's rooms, and the rooms each may include besides its own.
+program_rooms="schemes case record cli workers grade gate tune"
+rooms_below() {
+    case $1 in
+    schemes) echo "" ;;
+    case) echo "schemes" ;;
+    record) echo "case schemes" ;;
+    cli) echo "case schemes" ;;
+    workers) echo "cli record case schemes" ;;
+    grade) echo "workers cli record case schemes" ;;
+    gate) echo "cli record case schemes" ;;
+    tune) echo "cli record case schemes" ;;
+    top) echo "$program_rooms" ;;
+    esac
+}
+
+# The room of a program file: its folder under src/, or top.
+room_of() {
+    case $1 in
+    src/*/*) r=${1#src/}; echo "${r%%/*}" ;;
+    *) echo top ;;
+    esac
+}
+
+for d in src/*/; do
+    d=${d#src/}; d=${d%/}
+    [ "$d" = core ] || echo " $program_rooms " | grep -q " $d " || fail "src/$d/ is not a room of program_rooms"
+done
+
 layer_of() {
     case $1 in
     src/core/*) echo core ;;
@@ -49,8 +81,8 @@ layer_of() {
 }
 
 # Registry families are kernel folders; the other folders of kernels/ are shared.
-families=$(sed -n 's/.*\.family = "\([^"]*\)".*/\1/p' src/registry.c | sort -u)
-[ -n "$families" ] || fail "no .family in src/registry.c"
+families=$(sed -n 's/.*\.family = "\([^"]*\)".*/\1/p' src/schemes/registry.c | sort -u)
+[ -n "$families" ] || fail "no .family in src/schemes/registry.c"
 for fam in $families; do
     [ -d "kernels/$fam" ] || fail "registry family '$fam' is not a folder of kernels/"
 done
@@ -92,11 +124,20 @@ for f in $files; do
                 fail "$where: kernels/$own includes family $dir (what families share belongs in kernels/common)"
             fi
         fi
-        if [ "$layer" = program ] && [ "$found" = kernels ] && [ "$f" != src/registry.c ]; then
+        if [ "$layer" = program ] && [ "$found" = kernels ] && [ "$f" != src/schemes/registry.c ]; then
             case "$f:$inc" in
             src/cmd_probe.c:tc/tc_probe*.h) ;;
-            *) fail "$where: only src/registry.c names the kernels (and src/cmd_probe.c the probe)" ;;
+            *) fail "$where: only src/schemes/registry.c names the kernels (and src/cmd_probe.c the probe)" ;;
             esac
+        fi
+        if [ "$layer" = program ] && [ "$found" = src ]; then
+            own=$(room_of "$f")
+            to=$(room_of "src/$inc")
+            if [ "$to" = top ]; then
+                [ "$own" = top ] || fail "$where: a room includes the commands above it"
+            elif [ "$to" != "$own" ] && ! echo " $(rooms_below "$own") " | grep -q " $to "; then
+                fail "$where: room $own includes room $to, which is not below it"
+            fi
         fi
     done <"${TMPDIR:-/tmp}/mpb_layers.$$"
     rm -f "${TMPDIR:-/tmp}/mpb_layers.$$"

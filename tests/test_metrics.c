@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "metrics.h"
+#include "case/metrics.h"
 
 #define U64 0x1p-53
 #define HAND_MAX 12

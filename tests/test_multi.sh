@@ -1,5 +1,5 @@
 #!/bin/sh
-# A GEMM over several processes (src/multi.c) on the host backend: mp_dgemm
+# A GEMM over several processes (src/case/multi.c) on the host backend: mp_dgemm
 # split over 1 to 6 parts, on grids of every shape the parts allow and
 # blocks that leave parts empty, partial or whole, gives dgemm's output bits
 # on awkward shapes (its host model is dgemm's per entry, so any block

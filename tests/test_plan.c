@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "cli.h"
-#include "plan.h"
+#include "cli/cli.h"
+#include "case/plan.h"
 
 static int expand(char **argv, int argc, struct mpb_plan *plan, struct mpb_case **cases)
 {

@@ -8,7 +8,7 @@
 
 #include "check.h"
 #include "generators.h"
-#include "registry.h"
+#include "schemes/registry.h"
 
 static bool well_formed(const char *name)
 {

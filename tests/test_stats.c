@@ -3,7 +3,7 @@
 #include <math.h>
 
 #include "check.h"
-#include "stats.h"
+#include "case/stats.h"
 
 int main(void)
 {

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "values.h"
+#include "case/values.h"
 
 static void expect(const char *text, const char *joined)
 {

@@ -1,5 +1,5 @@
 /* What a scheme is: its descriptor, its CUDA backend and what one call
- * reports. The list of schemes is the program's (src/registry.c); the
+ * reports. The list of schemes is the program's (src/schemes/registry.c); the
  * kernels implement these interfaces and name no program header. */
 #ifndef MPB_SCHEME_H
 #define MPB_SCHEME_H
@@ -44,7 +44,7 @@ struct mpb_scheme_cuda {
     void (*teardown)(struct mpb_cuda_env *env, void *state);
 };
 
-/* One process's part of a GEMM spread over several GPUs (src/multi.c):
+/* One process's part of a GEMM spread over several GPUs (src/case/multi.c):
  * rank `rank` of `ranks` on an nprow×npcol grid, A (m×k), B (k×n) and C
  * (m×n) block-cyclic with square blocks, its local arrays column-major
  * with leading dimension = its local rows. */
@@ -60,7 +60,7 @@ struct mpb_multi_part {
 
 /* A scheme whose one GEMM spans several GPUs (kernels/cublasmp): one
  * process per GPU, each running the same calls on its part, collectively.
- * The program generates each part's blocks and gathers C (src/multi.c). */
+ * The program generates each part's blocks and gathers C (src/case/multi.c). */
 struct mpb_scheme_multi {
     /* Processes (GPUs) a case spans, its grid and its block size. */
     void (*layout)(const double *params, int *nprow, int *npcol, int64_t *block);
@@ -92,7 +92,7 @@ struct mpb_scheme {
                   const struct mpb_device_info *dev, char *why, size_t why_len);
     const struct mpb_scheme_cuda *cuda;   /* NULL: no CUDA backend */
     /* Several GPUs for one GEMM; then cuda and run_host are NULL and the
-     * runner hands the case to src/multi.c. */
+     * runner hands the case to src/case/multi.c. */
     const struct mpb_scheme_multi *multi;
     /* Host model; NULL: not_supported on host. */
     enum mpb_status (*run_host)(const struct mpb_gemm *g, const double *params,

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
-#include "values.h"
+#include "record/csv.h"
+#include "case/values.h"
 
 enum { COL_SCHEME, COL_PARAMS, COL_M, COL_N, COL_K, COL_TIME, COL_STATUS, COLS };
 static const char *const wanted[COLS] = {"scheme", "params", "m", "n", "k", "time_ms_median", "status"};

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mpb_size.h"
-#include "stats.h"
+#include "case/stats.h"
 
 static void level_name(struct mpb_tune_level *l)
 {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "cuda_env.h"
-#include "plan.h"
+#include "case/plan.h"
 
 struct mpb_tune_level {
     const struct mpb_scheme *scheme;

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "csv.h"
-#include "version.h"
+#include "record/csv.h"
+#include "record/version.h"
 
 #define TUNE_COLUMNS(X)                                                                           \
     X(tune_schema_version) X(run_id) X(chain) X(size) X(gemms) X(impl) X(levels) X(threshold)     \

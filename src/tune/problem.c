@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "mpb_size.h"
-#include "registry.h"
+#include "schemes/registry.h"
 
 const char *const mpb_tune_metric_names[] = {"fro_rel", "abs", NULL};
 

@@ -1,5 +1,5 @@
 /* libFuzzer harness: the results-CSV reader of `mpbench run --resume`
- * (src/csv.c: mpb_csv_open with resume, which reads the header and rows
+ * (src/record/csv.c: mpb_csv_open with resume, which reads the header and rows
  * through mpb_csv_split and cuts an incomplete last line).
  * Input (corpus/csv/): a CSV file, written to a scratch file and resumed.
  * Checks: when the file is accepted, a row appended to it is accepted by the
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "record/csv.h"
 #include "fuzz/fuzz_util.h"
 
 static char path[512];

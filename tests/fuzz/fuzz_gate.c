@@ -1,5 +1,5 @@
 /* libFuzzer harness: `mpbench gate` end to end (src/cmd_gate.c: option
- * parsing, src/gate.c: the CSV loader mpb_gate_load, the comparison, then
+ * parsing, src/gate/gate.c: the CSV loader mpb_gate_load, the comparison, then
  * the markdown report and the JSON writer).
  * Input (corpus/csv/, the same CSV corpus as fuzz_csv_resume): a CSV file,
  * compared with itself; or two CSV files separated by a NUL byte, the
@@ -16,7 +16,7 @@
 
 #include "commands.h"
 #include "fuzz/fuzz_util.h"
-#include "gate.h"
+#include "gate/gate.h"
 #include "status.h"
 
 /* A JSON syntax check, recursive descent over the whole file. */

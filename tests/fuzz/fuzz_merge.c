@@ -1,6 +1,6 @@
 /* libFuzzer harness: `mpbench merge` end to end (src/cmd_merge.c; the
- * meta.json reader mpb_meta_read of src/meta.c, the sweep's argv expanded
- * again by the plan code, the part's CSV read through src/csv.c).
+ * meta.json reader mpb_meta_read of src/record/meta.c, the sweep's argv expanded
+ * again by the plan code, the part's CSV read through src/record/csv.c).
  * Input (corpus/merge/): a part's meta.json; or a meta.json and the part's
  * CSV separated by a NUL byte (without one, the CSV is the header alone).
  * The part is merged alone, with --allow-partial (a part is seldom the whole
@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "commands.h"
-#include "csv.h"
+#include "record/csv.h"
 #include "fuzz/fuzz_util.h"
-#include "meta.h"
+#include "record/meta.h"
 #include "status.h"
 
 static char part[512], part_meta[600], out[512], out_meta[600];

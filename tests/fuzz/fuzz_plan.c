@@ -1,5 +1,5 @@
 /* libFuzzer harness: the plan, from the command line to its cases
- * (src/cli_run.c mpb_cli_run_parse, then src/plan.c mpb_plan_expand and the
+ * (src/cli/cli_run.c mpb_cli_run_parse, then src/case/plan.c mpb_plan_expand and the
  * case strings). mpbench has no plan file: a plan is `mpbench run`'s
  * arguments (scripts/gate-plan is one), so a plan corpus file
  * (corpus/plan/) is those arguments, NUL-separated when the input holds a
@@ -15,12 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "fuzz/fuzz_util.h"
-#include "plan.h"
+#include "case/plan.h"
 
 #define FUZZ_MAX_CASES 2000
-#define PLAN_LIMIT 10000000.0 /* src/plan.c's limit */
+#define PLAN_LIMIT 10000000.0 /* src/case/plan.c's limit */
 
 static double combinations(const struct mpb_selection *s, int n)
 {

@@ -1,14 +1,14 @@
-/* libFuzzer harness: `mpbench run`'s option parser (src/cli_run.c,
- * mpb_cli_run_parse, with the helpers of src/cli.c and src/values.c).
+/* libFuzzer harness: `mpbench run`'s option parser (src/cli/cli_run.c,
+ * mpb_cli_run_parse, with the helpers of src/cli/cli.c and src/case/values.c).
  * Input (corpus/run_argv/): the arguments after `mpbench run`, separated by
  * NUL bytes when the input holds one, else one per line. The parser prints
  * its errors to stderr (scripts/fuzz closes the harness's stderr). */
 #include <stdint.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "fuzz/fuzz_util.h"
-#include "plan.h"
+#include "case/plan.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -1,4 +1,4 @@
-/* libFuzzer harness: the VALUES grammar (src/values.c, mpb_values_parse).
+/* libFuzzer harness: the VALUES grammar (src/case/values.c, mpb_values_parse).
  * Input: one VALUES string as typed after an option (corpus/values/). */
 #include <stdbool.h>
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz/fuzz_util.h"
-#include "values.h"
+#include "case/values.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

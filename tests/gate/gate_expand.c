@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "csv.h"
+#include "record/csv.h"
 
 #define MAX_FIELDS 64
 

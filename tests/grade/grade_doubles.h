@@ -4,7 +4,7 @@
 #ifndef MPB_GRADE_DOUBLES_H
 #define MPB_GRADE_DOUBLES_H
 
-#include "registry.h"
+#include "schemes/registry.h"
 
 /* c ← c + a·b in l order, one rounding per operation: a conventional
  * floating-point GEMM (grade A, Test 1 conventional, Test 2 float). */

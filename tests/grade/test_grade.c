@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "grade.h"
+#include "grade/grade.h"
 #include "grade/grade_doubles.h"
 #include "status.h"
 

@@ -12,9 +12,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "grade.h"
+#include "grade/grade.h"
 #include "grade/grade_doubles.h"
-#include "registry.h"
+#include "schemes/registry.h"
 
 static const struct mpb_grade_shape shapes[] = {{16, 16, 16}, {33, 33, 33}, {24, 5, 40}, {20, 20, 20}};
 #define N_SHAPES (int)(sizeof shapes / sizeof *shapes)

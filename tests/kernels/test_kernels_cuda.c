@@ -20,7 +20,7 @@
 #include "check.h"
 #include "elem.h"
 #include "cuda_env.h"
-#include "registry.h"
+#include "schemes/registry.h"
 
 static uint64_t rng_state = 0x2545F4914F6CDD1Du;
 

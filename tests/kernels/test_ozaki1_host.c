@@ -21,7 +21,7 @@
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
 #include "reference.h"
-#include "registry.h"
+#include "schemes/registry.h"
 
 static void check_digits(int format, int64_t k)
 {

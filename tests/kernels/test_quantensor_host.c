@@ -24,7 +24,7 @@
 #include "generators.h"
 #include "quantensor/quantensor.h"
 #include "reference.h"
-#include "registry.h"
+#include "schemes/registry.h"
 
 static const struct mpb_scheme *scheme(void)
 {

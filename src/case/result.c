@@ -1,0 +1,46 @@
+/* What running a case gives back (case/result.h). */
+#include "case/result.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "case/hash.h"
+#include "mpb_size.h"
+
+void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t)
+{
+    size_t bytes = mpb_size_matrix(count, 1, mpb_target_size(t));
+    res->out_hash = mpb_hash_words(c, bytes);
+    res->nonfinite = 0;
+    for (int64_t i = 0; i < count; i++) {
+        double x = t == MPB_TARGET_FP64 ? ((const double *)c)[i] : ((const float *)c)[i];
+        res->nonfinite += !isfinite(x);
+    }
+    res->have_output = true;
+}
+
+void mpb_result_free(struct mpb_result *res)
+{
+    free(res->a);
+    free(res->b);
+    free(res->c);
+    res->a = res->b = res->c = NULL;
+}
+
+size_t mpb_host_memory_available(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    bool found = false;
+    while (f && !found && fgets(line, sizeof line, f))
+        found = sscanf(line, "MemAvailable: %llu kB", &kib) == 1;
+    if (f)
+        fclose(f);
+    if (found)
+        return mpb_size_mul((size_t)kib, 1024);
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    return pages > 0 && page > 0 ? mpb_size_mul((size_t)pages, (size_t)page) : SIZE_MAX;
+}

@@ -1,0 +1,348 @@
+/* One configuration's verdict from the observations of its battery
+ * (../shared/specs/grading.md "Grades", "The Demmel tests", "Verdict table"). */
+#include "grade/grade.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "status.h"
+
+static void worst_init(struct mpb_grade_worst *w)
+{
+    w->value = -1;
+    w->where[0] = '\0';
+}
+
+/* NaN counts as the worst value: it is what a broken output gives. Ties
+ * keep the first seen. Returns whether `value` became the worst. */
+static bool worst_update(struct mpb_grade_worst *w, double value, const char *where)
+{
+    bool worse = isnan(value) ? !isnan(w->value) : !isnan(w->value) && value > w->value;
+    if (worse) {
+        w->value = value;
+        snprintf(w->where, sizeof w->where, "%s", where);
+    }
+    return worse;
+}
+
+void mpb_verdict_init(struct mpb_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->grade = v->bound_grade = '-';
+    worst_init(&v->rho_a);
+    worst_init(&v->rho_b);
+    worst_init(&v->rho_c);
+    worst_init(&v->test1);
+    worst_init(&v->test2);
+    worst_init(&v->test3);
+    v->b_star = MPB_BSTAR_UNKNOWN;
+    for (int r = 0; r < 3; r++)
+        v->slope[r] = NAN;
+}
+
+void mpb_verdict_add_status(struct mpb_verdict *v, enum mpb_status s)
+{
+    v->cases++;
+    v->cases_ok += s == MPB_STATUS_OK;
+    v->cases_error += s == MPB_STATUS_ERROR || s == MPB_STATUS_INCORRECT;
+    v->cases_not_supported += s == MPB_STATUS_NOT_SUPPORTED || s == MPB_STATUS_SKIPPED;
+}
+
+void mpb_verdict_add_failure(struct mpb_verdict *v, const char *failure)
+{
+    if (!v->first_failure[0])
+        snprintf(v->first_failure, sizeof v->first_failure, "%s", failure);
+}
+
+/* k^log2(12), written as 12^log2(k) like metrics.c's C bound. */
+static double strassen_growth(int64_t k)
+{
+    return pow(12.0, log2((double)k));
+}
+
+static void slope_point(struct mpb_verdict *v, int64_t k, const double rho[3])
+{
+    int at = 0;
+    while (at < v->n_ks && v->ks[at] != k)
+        at++;
+    if (at == v->n_ks) {
+        if (v->n_ks == MPB_SLOPE_MAX_KS)
+            return;
+        v->ks[v->n_ks++] = k;
+        for (int r = 0; r < 3; r++)
+            v->max_rho[r][at] = 0;
+    }
+    for (int r = 0; r < 3; r++)
+        v->max_rho[r][at] = fmax(v->max_rho[r][at], rho[r]);
+}
+
+void mpb_verdict_add_metrics(struct mpb_verdict *v, const char *where, int64_t k, const struct mpb_metrics *m)
+{
+    if (!m->grade[0])
+        return; /* not graded: non-finite inputs or an out-of-range exact C */
+    v->cases_graded++;
+    /* A ⇒ B ⇒ C (ρ_C ≤ ρ_B ≤ ρ_A, bounds non-decreasing), so the best grade
+     * passed on every case is the worst per-case grade; 'A' < … < 'F'. */
+    if (v->bound_grade == '-' || m->grade[0] > v->bound_grade)
+        v->bound_grade = m->grade[0];
+    double kd = (double)k;
+    worst_update(&v->rho_a, m->rho_a_max / kd, where);
+    worst_update(&v->rho_b, m->rho_b_max / kd, where);
+    worst_update(&v->rho_c, m->rho_c_max / strassen_growth(k), where);
+    double rho[3] = {m->rho_a_max, m->rho_b_max, m->rho_c_max};
+    slope_point(v, k, rho);
+}
+
+void mpb_verdict_add_test1(struct mpb_verdict *v, const char *where, int64_t nonzero)
+{
+    v->test1_cases++;
+    v->test1_nonzero += nonzero;
+    worst_update(&v->test1, (double)nonzero, where);
+}
+
+bool mpb_test2_passes(int64_t k, double u, double max_rel)
+{
+    return max_rel <= 10 * (double)k * u; /* NaN fails */
+}
+
+void mpb_verdict_add_test2(struct mpb_verdict *v, const char *where, int64_t k, double u, double max_rel)
+{
+    worst_update(&v->test2, max_rel / ((double)k * u), where);
+}
+
+void mpb_verdict_add_b_star(struct mpb_verdict *v, int64_t k, int b_star)
+{
+    if (v->b_star == MPB_BSTAR_UNKNOWN || b_star < v->b_star) {
+        v->b_star = b_star;
+        v->b_star_k = k;
+    }
+}
+
+/* grading.md Test 3: float ≤ 10·n·u < inconclusive < √u ≤ fixed. */
+void mpb_verdict_add_test3(struct mpb_verdict *v, const char *where, int64_t k, double u, double max_rel)
+{
+    enum mpb_test3_class c = max_rel <= 10 * (double)k * u ? MPB_T3_FLOAT
+                             : max_rel < sqrt(u)           ? MPB_T3_INCONCLUSIVE
+                                                           : MPB_T3_FIXED;
+    if (c > v->test3_class)
+        v->test3_class = c;
+    if (worst_update(&v->test3, max_rel, where))
+        v->test3_k = k;
+}
+
+void mpb_verdict_add_special(struct mpb_verdict *v, int64_t entries, int64_t native, int64_t spread,
+                             int64_t differs, int64_t finite_wrong)
+{
+    v->special_entries += entries;
+    v->special_native += native;
+    v->special_spread += spread;
+    v->special_differs += differs;
+    v->special_finite_wrong += finite_wrong;
+    enum mpb_special_class c = finite_wrong ? MPB_SPECIAL_FINITE_WRONG
+                               : differs    ? MPB_SPECIAL_DIFFERS
+                               : spread     ? MPB_SPECIAL_SPREAD
+                                            : MPB_SPECIAL_NATIVE;
+    if (c > v->special_class)
+        v->special_class = c;
+}
+
+void mpb_verdict_add_inner(struct mpb_verdict *v, bool same_bits)
+{
+    v->inner_pairs++;
+    v->inner_changed += !same_bits;
+    v->inner_class = v->inner_changed ? MPB_INNER_CHANGED : MPB_INNER_INVARIANT;
+}
+
+static void append(char *buf, size_t len, const char *text)
+{
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", used ? "; " : "", text);
+}
+
+void mpb_verdict_add_lost(struct mpb_verdict *v, int64_t cases, const char *why)
+{
+    v->cases += cases;
+    v->cases_error += cases;
+    append(v->lost, sizeof v->lost, why);
+    mpb_verdict_add_failure(v, why);
+}
+
+/* Every accumulated field of `src` folded into `dst` as if its
+ * observations came after dst's: the worst values keep the first seen on
+ * ties, b* the first minimum, the ks their first-seen order. The settled
+ * fields (classes of Test 1 and 2, slopes, grade, notes) are left to
+ * mpb_verdict_settle on dst. */
+void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src)
+{
+    dst->cases += src->cases;
+    dst->cases_ok += src->cases_ok;
+    dst->cases_graded += src->cases_graded;
+    dst->cases_error += src->cases_error;
+    dst->cases_not_supported += src->cases_not_supported;
+    mpb_verdict_add_failure(dst, src->first_failure);
+    if (src->bound_grade != '-' && (dst->bound_grade == '-' || src->bound_grade > dst->bound_grade))
+        dst->bound_grade = src->bound_grade;
+    worst_update(&dst->rho_a, src->rho_a.value, src->rho_a.where);
+    worst_update(&dst->rho_b, src->rho_b.value, src->rho_b.where);
+    worst_update(&dst->rho_c, src->rho_c.value, src->rho_c.where);
+    for (int i = 0; i < src->n_ks; i++) {
+        double rho[3] = {src->max_rho[0][i], src->max_rho[1][i], src->max_rho[2][i]};
+        slope_point(dst, src->ks[i], rho);
+    }
+    dst->test1_cases += src->test1_cases;
+    dst->test1_nonzero += src->test1_nonzero;
+    worst_update(&dst->test1, src->test1.value, src->test1.where);
+    worst_update(&dst->test2, src->test2.value, src->test2.where);
+    if (src->b_star != MPB_BSTAR_UNKNOWN)
+        mpb_verdict_add_b_star(dst, src->b_star_k, src->b_star);
+    if (worst_update(&dst->test3, src->test3.value, src->test3.where))
+        dst->test3_k = src->test3_k;
+    if (src->test3_class > dst->test3_class)
+        dst->test3_class = src->test3_class;
+    dst->special_entries += src->special_entries;
+    dst->special_native += src->special_native;
+    dst->special_spread += src->special_spread;
+    dst->special_differs += src->special_differs;
+    dst->special_finite_wrong += src->special_finite_wrong;
+    if (src->special_class > dst->special_class)
+        dst->special_class = src->special_class;
+    dst->inner_pairs += src->inner_pairs;
+    dst->inner_changed += src->inner_changed;
+    if (src->inner_class > dst->inner_class)
+        dst->inner_class = src->inner_class;
+    if (src->lost[0])
+        append(dst->lost, sizeof dst->lost, src->lost);
+}
+
+/* Least-squares slope of log ρ against log k over the ks with a finite,
+ * positive max ρ (an exact result has ρ = 0 and no logarithm). */
+static double fit_slope(const struct mpb_verdict *v, int r)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    int n = 0;
+    for (int i = 0; i < v->n_ks; i++) {
+        double rho = v->max_rho[r][i];
+        if (!(rho > 0) || isinf(rho))
+            continue;
+        double x = log((double)v->ks[i]), y = log(rho);
+        sx += x;
+        sy += y;
+        sxx += x * x;
+        sxy += x * y;
+        n++;
+    }
+    double den = n * sxx - sx * sx;
+    return n >= 2 && den > 0 ? (n * sxy - sx * sy) / den : NAN;
+}
+
+static void settle_classes(struct mpb_verdict *v)
+{
+    if (v->test1_cases)
+        v->test1_class = v->test1_nonzero ? MPB_T1_STRASSEN : MPB_T1_CONVENTIONAL;
+    if (v->test2.value >= 0 || isnan(v->test2.value))
+        v->test2_class = v->test2.value <= 10 ? MPB_T2_FLOAT : MPB_T2_FIXED; /* grading.md: 10·n·u */
+}
+
+/* The grade table's "who earns it" column gives C to Strassen-like
+ * algorithms: 10·k^log2(12) is the growth of Strassen's error bound, while a
+ * conventional O(n³) algorithm has the rigorous bound k·u·|A||B| at every k
+ * (Jeannerod & Rump). A configuration Test 1 finds conventional that still
+ * fails B is what the table puts in F (raw low precision, too few slices),
+ * however loose the C bound is at the k it was tried at. */
+static void settle_grade(struct mpb_verdict *v)
+{
+    v->grade = v->bound_grade;
+    v->grade_note[0] = '\0';
+    if (v->bound_grade == 'C' && v->test1_class == MPB_T1_CONVENTIONAL) {
+        v->grade = 'F';
+        snprintf(v->grade_note, sizeof v->grade_note,
+                 "passes only the C (Strassen) bound but Test 1 finds it conventional: F");
+    } else if (v->bound_grade == 'C' && v->test1_class == MPB_T1_UNKNOWN) {
+        snprintf(v->grade_note, sizeof v->grade_note,
+                 "passes only the C bound; Test 1 did not run, so C is not confirmed Strassen-like");
+    }
+}
+
+static void settle_consistency(struct mpb_verdict *v)
+{
+    v->inconsistency[0] = '\0';
+    if (v->test2_class == MPB_T2_FIXED && v->grade == 'A')
+        append(v->inconsistency, sizeof v->inconsistency,
+               "Test 2 classifies it fixed-point, yet it earns A");
+    if (v->test1_class == MPB_T1_STRASSEN && (v->grade == 'A' || v->grade == 'B'))
+        append(v->inconsistency, sizeof v->inconsistency,
+               "Test 1 classifies it Strassen-like, yet it earns A or B");
+}
+
+void mpb_verdict_settle(struct mpb_verdict *v)
+{
+    settle_classes(v);
+    for (int r = 0; r < 3; r++)
+        v->slope[r] = fit_slope(v, r);
+    settle_grade(v);
+    v->warnings[0] = '\0';
+    char w[128];
+    /* grading.md: a diagnostic only; the bounds of A and B grow like k, so
+     * a faster-growing ratio may lose the grade at a k not tried. */
+    if (v->grade == 'A' && v->slope[0] > 1.1) {
+        snprintf(w, sizeof w, "slope-a: max rho_A grows like k^%.2f (> 1.1)", v->slope[0]);
+        append(v->warnings, sizeof v->warnings, w);
+    }
+    if ((v->grade == 'A' || v->grade == 'B') && v->slope[1] > 1.1) {
+        snprintf(w, sizeof w, "slope-b: max rho_B grows like k^%.2f (> 1.1)", v->slope[1]);
+        append(v->warnings, sizeof v->warnings, w);
+    }
+    if (v->cases_not_supported) {
+        snprintf(w, sizeof w, "%lld battery cases did not run (not_supported)", (long long)v->cases_not_supported);
+        append(v->warnings, sizeof v->warnings, w);
+    }
+    if (v->lost[0])
+        append(v->warnings, sizeof v->warnings, v->lost);
+    settle_consistency(v);
+}
+
+const char *mpb_test1_class_name(enum mpb_test1_class c)
+{
+    static const char *const names[] = {"-", "conventional", "strassen-like"};
+    return names[c];
+}
+
+const char *mpb_test2_class_name(enum mpb_test2_class c)
+{
+    static const char *const names[] = {"-", "float", "fixed"};
+    return names[c];
+}
+
+const char *mpb_test3_class_name(enum mpb_test3_class c)
+{
+    static const char *const names[] = {"-", "float", "inconclusive", "fixed"};
+    return names[c];
+}
+
+const char *mpb_special_class_name(enum mpb_special_class c)
+{
+    static const char *const names[] = {"-", "native", "spread", "differs", "FINITE-WRONG"};
+    return names[c];
+}
+
+const char *mpb_inner_class_name(enum mpb_inner_class c)
+{
+    static const char *const names[] = {"-", "invariant", "changed"};
+    return names[c];
+}
+
+int mpb_grade_exit_code(const struct mpb_verdict *v, int n)
+{
+    bool error = false, inconsistent = false, ran = false;
+    for (int i = 0; i < n; i++) {
+        error |= v[i].cases_error > 0;
+        inconsistent |= v[i].inconsistency[0] != '\0';
+        ran |= v[i].cases_ok > 0;
+    }
+    if (error)
+        return MPB_EXIT_RUNTIME;
+    if (inconsistent)
+        return MPB_EXIT_INCORRECT;
+    return ran ? MPB_EXIT_OK : MPB_EXIT_NOTHING_RAN;
+}
