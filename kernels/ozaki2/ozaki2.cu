@@ -24,6 +24,13 @@
  * folds into the first (mpb_crt_fold, modulo 2·m_t: the bits of one exact
  * sum). Accurate mode's bound GEMM is chunked alike, its sums added in 64
  * bits.
+ * moduli=auto (ozaki2_auto.c): the split also sums each row's and column's
+ * digits and, per index of k, lower-bound sums of A's columns and B's rows
+ * (integers, so the atomic sums are the host model's exactly); one
+ * download of the statistics and a host synchronisation, the count chosen
+ * on the host by the host model's function, then the scales, residues,
+ * GEMMs and accumulation of that count (buffers, CRT constants and engine
+ * plans made in setup for every count).
  * Layout: cuBLAS's INT8 tensor-core GEMMs are fastest "TN": A's residues are
  * stored k-contiguous per row (op(A) = T, lda = kp), B's k-contiguous per
  * column (op(B) = N), k padded with zeros to kp, a multiple of 32. */
@@ -37,23 +44,34 @@
 #include "tc/tc_i8.h"
 
 struct oz2_state {
-    int n_moduli;
+    int n_moduli;                   /* moduli the buffers hold: the count, or the most for auto */
+    int n_used;                     /* moduli of the last call */
     bool accurate;
+    bool autom;                     /* moduli=auto */
     bool batched;                   /* one strided-batched call per tile instead of one per modulus */
     bool engine;                    /* gemm=engine: the products through plan into e8 */
-    struct tc_i8_plan *plan;        /* NULL when a dimension is 0 */
+    struct tc_i8_plan *plans[MPB_OZ2_MAX_MODULI + 1]; /* [N]: N products; NULL when a dimension is 0 */
     unsigned char *e8;              /* modulus 256's INT32 plane, then N−1 byte planes, ldc rows each */
     int64_t ldc;                    /* mpb_oz2_engine_ldc(m) */
     int64_t kp, mblock, nblock;
     int64_t chunks, chunk_len;      /* the split of kp: chunk c at c·chunk_len (mpb_oz2_chunk_most) */
-    struct mpb_oz2_crt tab;
+    struct mpb_oz2_crt tabs[MPB_OZ2_MAX_MODULI + 1]; /* [N]: N moduli's constants (each count auto may use) */
+    int budget[MPB_OZ2_MAX_MODULI + 1];
     int8_t *ra, *rb;                /* residues: N·m·kp and N·n·kp (slot 0: accurate mode's digits) */
     int32_t *c32;                   /* N INT32 products, m·n each (slot 0: accurate mode's U; with
                                        chunks > 1, slots 0–1 its 64-bit sums); with chunks > 1, N
                                        more for the later chunks' products */
+    unsigned long long *stats;      /* one block holding the per-row/column statistics below, then
+                                       auto's, so that one download carries what auto reads */
+    size_t stats_count;
     unsigned long long *amax, *bmax; /* |max| per row of A / column of B, as abs bits */
-    unsigned long long *asq, *bsq;  /* fast: integer sums of squares */
+    unsigned long long *asq, *bsq;  /* fast (and auto): integer sums of squares */
     unsigned long long *urow, *ucol; /* accurate: row/column maxima of U */
+    unsigned long long *al1, *bl1;  /* auto: digit sums */
+    unsigned long long *isum;       /* auto: per index of k, A's sums, A's sums of squares, B's, B's */
+    unsigned long long *ref;        /* auto: the largest finite, nonzero row / column maximum */
+    uint64_t *host;                 /* auto: pinned copy of stats (same layout, the host's type) */
+    struct mpb_oz2_auto choice;     /* auto: the last call's */
     int *mu, *nu;                   /* scales (MPB_OZ2_NONFINITE: NaN output) */
 };
 
@@ -91,21 +109,25 @@ static __global__ void oz2_row_max(const T *a, int64_t m, int64_t k, unsigned lo
     }
 }
 
-template <typename T>
+template <typename T, bool L1>
 static __global__ void oz2_row_sumsq(const T *a, int64_t m, int64_t k,
-                                     const unsigned long long *amax, unsigned long long *asq)
+                                     const unsigned long long *amax, unsigned long long *asq,
+                                     unsigned long long *al1)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m || !mpb_oz2_abs_bits_finite(amax[i]))
         return;
     int e = mpb_oz2_exponent(amax[i]);
     for (int64_t l0 = (int64_t)blockIdx.y * row_chunk; l0 < k; l0 += (int64_t)gridDim.y * row_chunk) {
-        unsigned long long s = 0;
+        unsigned long long s = 0, t = 0;
         for (int64_t l = l0; l < l0 + row_chunk && l < k; l++) {
             long long d = mpb_oz2_digit_up((double)a[i + l * m], e, MPB_OZ2_NORM_DIGIT_BITS);
             s += (unsigned long long)(d * d);
+            t += (unsigned long long)d;
         }
         atomicAdd(&asq[i], s);
+        if (L1)
+            atomicAdd(&al1[i], t);
     }
 }
 
@@ -126,10 +148,12 @@ static __device__ unsigned long long warp_sum(unsigned long long v)
 }
 
 /* Column statistics of B (k-contiguous): one warp per column; the sum of
- * squares (fast mode) in a second loop once the maximum is known. */
-template <typename T>
+ * squares (fast mode, and auto) and the digit sum (auto) in a second loop
+ * once the maximum is known. */
+template <typename T, bool L1>
 static __global__ void oz2_col_stats(const T *b, int64_t k, int64_t n, bool sumsq,
-                                     unsigned long long *bmax, unsigned long long *bsq)
+                                     unsigned long long *bmax, unsigned long long *bsq,
+                                     unsigned long long *bl1)
 {
     int lane = threadIdx.x & 31;
     int64_t j = ((int64_t)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -144,17 +168,111 @@ static __global__ void oz2_col_stats(const T *b, int64_t k, int64_t n, bool sums
     mx = warp_max(mx);
     if (lane == 0)
         bmax[j] = mx;
-    if (!sumsq || !mpb_oz2_abs_bits_finite(mx))
+    if (!(sumsq || L1) || !mpb_oz2_abs_bits_finite(mx))
         return;
     int e = mpb_oz2_exponent(mx);
-    unsigned long long s = 0;
+    unsigned long long s = 0, t = 0;
     for (int64_t l = lane; l < k; l += 32) {
         long long d = mpb_oz2_digit_up((double)col[l], e, MPB_OZ2_NORM_DIGIT_BITS);
         s += (unsigned long long)(d * d);
+        t += (unsigned long long)d;
     }
     s = warp_sum(s);
-    if (lane == 0)
+    t = warp_sum(t);
+    if (lane == 0) {
         bsq[j] = s;
+        if (L1)
+            bl1[j] = t;
+    }
+}
+
+/* moduli=auto: ref[0] = the largest finite, nonzero row maximum of A,
+ * ref[1] the same over B's columns (atomicMax: any order, same result). */
+static __global__ void oz2_ref_max(const unsigned long long *amax, const unsigned long long *bmax, int64_t m,
+                                   int64_t n, unsigned long long *ref)
+{
+    int64_t v = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (v >= m + n)
+        return;
+    unsigned long long mx = v < m ? amax[v] : bmax[v - m];
+    if (mx != 0 && mpb_oz2_abs_bits_finite(mx))
+        atomicMax(&ref[v < m ? 0 : 1], mx);
+}
+
+/* moduli=auto's sums per index l of k over the finite rows of A (A is
+ * column-major: column l runs along i): a block of 256 threads takes
+ * index_rows rows of one column, each thread index_rows/256 of them;
+ * integer sums, one atomic per block and sum. */
+static const int64_t index_rows = 4096;
+
+static __device__ unsigned long long block_sum(unsigned long long v, unsigned long long *smem)
+{
+    v = warp_sum(v);
+    if ((threadIdx.x & 31) == 0)
+        smem[threadIdx.x >> 5] = v;
+    __syncthreads();
+    unsigned long long total = 0;
+    if (threadIdx.x == 0)
+        for (unsigned w = 0; w < blockDim.x >> 5; w++)
+            total += smem[w];
+    __syncthreads();
+    return total;
+}
+
+template <typename T>
+static __global__ void oz2_index_sums_a(const T *a, int64_t m, int64_t k, const unsigned long long *amax,
+                                        const unsigned long long *ref, unsigned long long *sum,
+                                        unsigned long long *sumsq)
+{
+    __shared__ unsigned long long smem[2][8];
+    int e = mpb_oz2_exponent(ref[0]);
+    int64_t i0 = (int64_t)blockIdx.x * index_rows;
+    for (int64_t l = blockIdx.y; l < k; l += gridDim.y) {
+        unsigned long long s1 = 0, s2 = 0;
+        for (int64_t i = i0 + threadIdx.x; i < m && i < i0 + index_rows; i += blockDim.x) {
+            if (!mpb_oz2_abs_bits_finite(amax[i]))
+                continue;
+            double x = (double)a[i + l * m];
+            unsigned long long d = mpb_oz2_digit_down(x, e, MPB_OZ2_SQ_DIGIT_BITS);
+            s1 += mpb_oz2_digit_down(x, e, MPB_OZ2_SUM_DIGIT_BITS);
+            s2 += d * d;
+        }
+        s1 = block_sum(s1, smem[0]);
+        s2 = block_sum(s2, smem[1]);
+        if (threadIdx.x == 0) {
+            atomicAdd(&sum[l], s1);
+            atomicAdd(&sumsq[l], s2);
+        }
+    }
+}
+
+/* ... and over the finite columns of B (column-major: row l of B is strided
+ * by k): threads along l, each over index_cols columns, one atomic per
+ * thread and sum. */
+static const int64_t index_cols = 64;
+
+template <typename T>
+static __global__ void oz2_index_sums_b(const T *b, int64_t k, int64_t n, const unsigned long long *bmax,
+                                        const unsigned long long *ref, unsigned long long *sum,
+                                        unsigned long long *sumsq)
+{
+    int64_t l = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (l >= k)
+        return;
+    int e = mpb_oz2_exponent(ref[1]);
+    for (int64_t j0 = (int64_t)blockIdx.y * index_cols; j0 < n; j0 += (int64_t)gridDim.y * index_cols) {
+        unsigned long long s1 = 0, s2 = 0;
+        for (int64_t j = j0; j < j0 + index_cols && j < n; j++) {
+            if (!mpb_oz2_abs_bits_finite(bmax[j]))
+                continue;
+            double x = (double)b[l + j * k];
+            unsigned long long d = mpb_oz2_digit_down(x, e, MPB_OZ2_SQ_DIGIT_BITS);
+            s1 += mpb_oz2_digit_down(x, e, MPB_OZ2_SUM_DIGIT_BITS);
+            s2 += d * d;
+        }
+        atomicAdd(&sum[l], s1);
+        atomicAdd(&sumsq[l], s2);
+    }
 }
 
 /* What the split kernels write for one element: a leading-bits digit
@@ -479,6 +597,47 @@ static enum mpb_status gemm_int8(struct mpb_cuda_env *env, const struct oz2_stat
     return MPB_STATUS_OK;
 }
 
+/* moduli=auto, once the row/column statistics are on the device: the
+ * reference maxima, the per-index sums, one download, and the choice on
+ * the host (mpb_oz2_auto_choose, the host model's function on the same
+ * integers). Sets n_used. */
+template <typename T>
+static enum mpb_status oz2_auto(struct mpb_cuda_env *env, struct oz2_state *s, const struct mpb_gemm *g)
+{
+    cudaStream_t st = mpb_stream(env);
+    int64_t m = g->m, n = g->n, k = g->k;
+    oz2_ref_max<<<blocks_for(m + n, threads), threads, 0, st>>>(s->amax, s->bmax, m, n, s->ref);
+    MPB_LAUNCH_CHECK(env);
+    if (k > 0) {
+        dim3 a_grid(blocks_for(m, (unsigned)index_rows), grid_y(k));
+        oz2_index_sums_a<T><<<a_grid, threads, 0, st>>>((const T *)g->a, m, k, s->amax, s->ref, s->isum,
+                                                        s->isum + k);
+        MPB_LAUNCH_CHECK(env);
+        dim3 b_grid(blocks_for(k, threads), grid_y(blocks_for(n, (unsigned)index_cols)));
+        oz2_index_sums_b<T><<<b_grid, threads, 0, st>>>((const T *)g->b, k, n, s->bmax, s->ref,
+                                                        s->isum + 2 * k, s->isum + 3 * k);
+        MPB_LAUNCH_CHECK(env);
+    }
+    MPB_CUDA_TRY(env, cudaMemcpyAsync(s->host, s->stats, sizeof *s->stats * s->stats_count,
+                                      cudaMemcpyDeviceToHost, st));
+    enum mpb_status sync = mpb_cuda_sync(env);
+    if (sync != MPB_STATUS_OK)
+        return sync;
+    /* the same offsets in the host copy */
+    const uint64_t *h = s->host;
+    const uint64_t *amax = h + (s->amax - s->stats), *bmax = h + (s->bmax - s->stats);
+    const uint64_t *astat = h + ((s->accurate ? s->urow : s->asq) - s->stats);
+    const uint64_t *bstat = h + ((s->accurate ? s->ucol : s->bsq) - s->stats);
+    const uint64_t *isum = h + (s->isum - s->stats);
+    struct mpb_oz2_side sa = {m, amax, astat, h + (s->al1 - s->stats), isum, isum + k, mpb_oz2_e_ref(amax, m)};
+    struct mpb_oz2_side sb = {n, bmax, bstat, h + (s->bl1 - s->stats), isum + 2 * k, isum + 3 * k,
+                              mpb_oz2_e_ref(bmax, n)};
+    if (!mpb_oz2_auto_choose(&sa, &sb, k, s->accurate, g->target, s->budget, &s->choice))
+        return mpb_cuda_fail(env, "out of host memory for moduli=auto's choice", __FILE__, __LINE__);
+    s->n_used = s->choice.moduli;
+    return MPB_STATUS_OK;
+}
+
 template <typename T>
 static enum mpb_status oz2_split(struct mpb_cuda_env *env, struct oz2_state *s,
                                  const struct mpb_gemm *g)
@@ -489,11 +648,18 @@ static enum mpb_status oz2_split(struct mpb_cuda_env *env, struct oz2_state *s,
     dim3 row_grid(blocks_for(m, threads), grid_y(blocks_for(k, (unsigned)row_chunk)));
     dim3 tile_block(32, a_block_y), a_grid(blocks_for(m, a_tile_rows), grid_y(blocks_for(kp, a_tile_cols)));
     dim3 b_grid(blocks_for(kp / split_vec, 32), grid_y(blocks_for(n, 8)));
+    /* auto downloads the whole block: every word written (sums start at 0) */
+    if (s->autom)
+        MPB_CUDA_TRY(env, cudaMemsetAsync(s->stats, 0, sizeof *s->stats * s->stats_count, st));
     MPB_CUDA_TRY(env, cudaMemsetAsync(s->amax, 0, sizeof *s->amax * (size_t)m, st));
     oz2_row_max<T><<<row_grid, threads, 0, st>>>(a, m, k, s->amax);
     MPB_LAUNCH_CHECK(env);
-    oz2_col_stats<T><<<blocks_for(n * 32, threads), threads, 0, st>>>(b, k, n, !s->accurate,
-                                                                         s->bmax, s->bsq);
+    if (s->autom)
+        oz2_col_stats<T, true><<<blocks_for(n * 32, threads), threads, 0, st>>>(b, k, n, !s->accurate, s->bmax,
+                                                                               s->bsq, s->bl1);
+    else
+        oz2_col_stats<T, false><<<blocks_for(n * 32, threads), threads, 0, st>>>(b, k, n, !s->accurate, s->bmax,
+                                                                                s->bsq, NULL);
     MPB_LAUNCH_CHECK(env);
     if (s->accurate) {
         oz2_split_a<T, true><<<a_grid, tile_block, 0, st>>>(a, m, k, kp, s->amax, s->mu, 1, s->ra);
@@ -520,19 +686,29 @@ static enum mpb_status oz2_split(struct mpb_cuda_env *env, struct oz2_state *s,
         else
             oz2_u_max<int32_t><<<u_grid, threads, 0, st>>>(s->c32, m, n, s->urow, s->ucol);
         MPB_LAUNCH_CHECK(env);
-    } else {
+    }
+    if (!s->accurate || s->autom) {
         MPB_CUDA_TRY(env, cudaMemsetAsync(s->asq, 0, sizeof *s->asq * (size_t)m, st));
-        oz2_row_sumsq<T><<<row_grid, threads, 0, st>>>(a, m, k, s->amax, s->asq);
+        if (s->autom) {
+            oz2_row_sumsq<T, true><<<row_grid, threads, 0, st>>>(a, m, k, s->amax, s->asq, s->al1);
+        } else {
+            oz2_row_sumsq<T, false><<<row_grid, threads, 0, st>>>(a, m, k, s->amax, s->asq, NULL);
+        }
         MPB_LAUNCH_CHECK(env);
     }
+    if (s->autom) {
+        enum mpb_status as = oz2_auto<T>(env, s, g);
+        if (as != MPB_STATUS_OK)
+            return as;
+    }
     oz2_scales<<<blocks_for(m + n, threads), threads, 0, st>>>(
-        m, n, s->accurate, s->tab.budget, s->amax, s->bmax, s->asq, s->bsq, s->urow, s->ucol,
+        m, n, s->accurate, s->tabs[s->n_used].budget, s->amax, s->bmax, s->asq, s->bsq, s->urow, s->ucol,
         s->mu, s->nu);
     MPB_LAUNCH_CHECK(env);
-    oz2_split_a<T, false><<<a_grid, tile_block, 0, st>>>(a, m, k, kp, s->amax, s->mu, s->n_moduli,
+    oz2_split_a<T, false><<<a_grid, tile_block, 0, st>>>(a, m, k, kp, s->amax, s->mu, s->n_used,
                                                          s->ra);
     MPB_LAUNCH_CHECK(env);
-    oz2_split_b<T, false><<<b_grid, tile_block, 0, st>>>(b, k, n, kp, s->bmax, s->nu, s->n_moduli,
+    oz2_split_b<T, false><<<b_grid, tile_block, 0, st>>>(b, k, n, kp, s->bmax, s->nu, s->n_used,
                                                          s->rb);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
@@ -544,15 +720,16 @@ static enum mpb_status oz2_accumulate(struct mpb_cuda_env *env, const struct oz2
 {
     if (s->engine) {
         dim3 grid(blocks_for((g->m + 3) / 4, threads), grid_y(g->n));
-        oz2_accum_engine<T><<<grid, threads, 0, mpb_stream(env)>>>(s->e8, g->m, g->n, s->ldc, s->tab, s->mu, s->nu,
+        oz2_accum_engine<T><<<grid, threads, 0, mpb_stream(env)>>>(s->e8, g->m, g->n, s->ldc, s->tabs[s->n_used],
+                                                                   s->mu, s->nu,
                                                                    (T *)g->c);
     } else if (g->m % 2 == 0) {
         dim3 grid(blocks_for(g->m / 2, threads), grid_y(g->n));
-        oz2_accum<T, 2><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu,
+        oz2_accum<T, 2><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tabs[s->n_used], s->mu,
                                                                s->nu, (T *)g->c);
     } else {
         dim3 grid(blocks_for(g->m, threads), grid_y(g->n));
-        oz2_accum<T, 1><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->mu,
+        oz2_accum<T, 1><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tabs[s->n_used], s->mu,
                                                                s->nu, (T *)g->c);
     }
     MPB_LAUNCH_CHECK(env);
@@ -573,22 +750,22 @@ static enum mpb_status ozaki2_run(struct mpb_cuda_env *env, void *state, const s
     int64_t plane = g->m * g->n;
     int32_t *later = s->c32 + (size_t)s->n_moduli * (size_t)plane;
     if (s->engine) {
-        if (s->plan) {
-            int err = tc_i8_plan_launch(s->plan, mpb_stream(env));
+        if (s->plans[s->n_used]) {
+            int err = tc_i8_plan_launch(s->plans[s->n_used], mpb_stream(env));
             if (err)
                 return mpb_cuda_fail(env, cudaGetErrorString((cudaError_t)err), __FILE__, __LINE__);
         } else { /* k = 0: every sum is 0 */
-            MPB_CUDA_TRY(env, cudaMemsetAsync(s->e8, 0, (size_t)(s->ldc * g->n) * (size_t)(s->n_moduli + 3),
+            MPB_CUDA_TRY(env, cudaMemsetAsync(s->e8, 0, (size_t)(s->ldc * g->n) * (size_t)(s->n_used + 3),
                                               mpb_stream(env)));
         }
     }
     for (int64_t c = 0; c < s->chunks && !s->engine; c++) {
-        st = gemm_int8(env, s, g->m, g->n, s->ra, s->rb, c == 0 ? s->c32 : later, s->n_moduli, c);
+        st = gemm_int8(env, s, g->m, g->n, s->ra, s->rb, c == 0 ? s->c32 : later, s->n_used, c);
         if (st != MPB_STATUS_OK)
             return st;
         if (c > 0) {
             oz2_fold<<<plane_grid(plane), threads, 0, mpb_stream(env)>>>(s->c32, later, plane,
-                                                                        s->n_moduli);
+                                                                        s->n_used);
             MPB_LAUNCH_CHECK(env);
         }
     }
@@ -603,11 +780,13 @@ static void ozaki2_teardown(struct mpb_cuda_env *env, void *state)
     struct oz2_state *s = (struct oz2_state *)state;
     if (!s)
         return;
-    tc_i8_plan_destroy(s->plan);
-    void *bufs[] = {s->ra, s->rb, s->c32, s->e8, s->amax, s->bmax, s->asq, s->bsq, s->urow, s->ucol,
-                    s->mu, s->nu};
+    for (int nm = 0; nm <= MPB_OZ2_MAX_MODULI; nm++)
+        tc_i8_plan_destroy(s->plans[nm]);
+    void *bufs[] = {s->ra, s->rb, s->c32, s->e8, s->stats, s->mu, s->nu};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         mpb_cuda_free(env, bufs[i]);
+    if (s->host)
+        MPB_CUDA_NOTE(env, cudaFreeHost(s->host));
     free(s);
 }
 
@@ -625,9 +804,7 @@ static enum mpb_status alloc_all(struct mpb_cuda_env *env, struct oz2_state *s,
     } want[] = {
         {(void **)&s->ra, nm * m * kp}, {(void **)&s->rb, nm * n * kp},
         {(void **)&s->c32, planes * m * n * sizeof(int32_t)}, {(void **)&s->e8, e8},
-        {(void **)&s->amax, m * sizeof *s->amax}, {(void **)&s->bmax, n * sizeof *s->bmax},
-        {(void **)&s->asq, m * sizeof *s->asq}, {(void **)&s->bsq, n * sizeof *s->bsq},
-        {(void **)&s->urow, m * sizeof *s->urow}, {(void **)&s->ucol, n * sizeof *s->ucol},
+        {(void **)&s->stats, s->stats_count * sizeof *s->stats},
         {(void **)&s->mu, m * sizeof *s->mu}, {(void **)&s->nu, n * sizeof *s->nu},
     };
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
@@ -637,13 +814,40 @@ static enum mpb_status alloc_all(struct mpb_cuda_env *env, struct oz2_state *s,
         if (st != MPB_STATUS_OK)
             return st;
     }
+    if (s->autom)
+        MPB_CUDA_TRY(env, cudaMallocHost((void **)&s->host, s->stats_count * sizeof *s->stats));
     return MPB_STATUS_OK;
+}
+
+/* The statistics block: per row/column the maxima, sums of squares and U's
+ * maxima, then with auto the digit sums, the per-index sums and the two
+ * reference maxima. */
+static void lay_out_stats(struct oz2_state *s, int64_t m, int64_t n, int64_t k)
+{
+    s->stats_count = (size_t)(3 * (m + n)) + (s->autom ? (size_t)(m + n + 4 * k + 2) : 0);
+}
+
+static void point_stats(struct oz2_state *s, int64_t m, int64_t n, int64_t k)
+{
+    s->amax = s->stats;
+    s->bmax = s->amax + m;
+    s->asq = s->bmax + n;
+    s->bsq = s->asq + m;
+    s->urow = s->bsq + n;
+    s->ucol = s->urow + m;
+    if (!s->autom)
+        return;
+    s->al1 = s->ucol + n;
+    s->bl1 = s->al1 + m;
+    s->isum = s->bl1 + n;
+    s->ref = s->isum + 4 * k;
 }
 
 /* gemm=engine: modulus t's product from its residue planes (K-major, kp
  * values a row, zeros past k) into plane t of e8: INT32 for modulus 256,
  * the sum modulo m_t as one byte for the others. */
-static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct oz2_state *s, const struct mpb_gemm *g)
+static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct oz2_state *s, const struct mpb_gemm *g,
+                                   int n_moduli)
 {
     struct tc_i8_args a = {};
     a.m = g->m;
@@ -651,16 +855,16 @@ static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct oz2_state *s
     a.k = s->kp;
     a.ld = s->kp;
     a.ldc = s->ldc;
-    a.n_gemms = s->n_moduli;
+    a.n_gemms = n_moduli;
     const size_t plane = (size_t)(s->ldc * g->n);
-    for (int t = 0; t < s->n_moduli; t++) {
+    for (int t = 0; t < n_moduli; t++) {
         a.gemms[t].a = s->ra + (size_t)t * (size_t)(g->m * s->kp);
         a.gemms[t].b = s->rb + (size_t)t * (size_t)(g->n * s->kp);
         a.gemms[t].c = t == 0 ? (void *)s->e8 : (void *)(s->e8 + 4 * plane + (size_t)(t - 1) * plane);
         a.gemms[t].mod = t == 0 ? 0 : mpb_crt_modulus(t);
     }
     char why[256];
-    if (tc_i8_plan_create(&a, &s->plan, why, sizeof why) != 0)
+    if (tc_i8_plan_create(&a, &s->plans[n_moduli], why, sizeof why) != 0)
         return mpb_cuda_fail(env, why, __FILE__, __LINE__);
     return MPB_STATUS_OK;
 }
@@ -684,7 +888,9 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
     struct oz2_state *s = (struct oz2_state *)calloc(1, sizeof *s);
     if (!s)
         return mpb_cuda_fail(env, "out of host memory for the scheme state", __FILE__, __LINE__);
-    s->n_moduli = (int)params[MPB_OZ2_MODULI];
+    s->autom = mpb_oz2_is_auto(params);
+    s->n_moduli = mpb_oz2_moduli_most(params);
+    s->n_used = s->n_moduli;
     s->accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
     s->kp = mpb_oz2_padded_k(g->k);
     int64_t most = mpb_oz2_chunk_most(g->k);
@@ -700,12 +906,26 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
     if (s->nblock < 1)
         s->nblock = 1;
     enum mpb_status st = MPB_STATUS_OK;
-    if (!mpb_oz2_crt_init(s->n_moduli, &s->tab))
-        st = mpb_cuda_fail(env, "moduli out of range", __FILE__, __LINE__);
+    /* the counts a call may use: the one, or every one for auto */
+    int lo = s->autom ? MPB_OZ2_MIN_MODULI : s->n_moduli;
+    for (int nm = lo; nm <= s->n_moduli && st == MPB_STATUS_OK; nm++) {
+        if (!mpb_oz2_crt_init(nm, &s->tabs[nm]))
+            st = mpb_cuda_fail(env, "moduli out of range", __FILE__, __LINE__);
+        s->budget[nm] = s->tabs[nm].budget;
+    }
+    lay_out_stats(s, g->m, g->n, g->k);
     if (st == MPB_STATUS_OK)
         st = alloc_all(env, s, g);
-    if (st == MPB_STATUS_OK && s->engine && g->m > 0 && g->n > 0 && g->k > 0)
-        st = plan_engine(env, s, g);
+    if (st == MPB_STATUS_OK)
+        point_stats(s, g->m, g->n, g->k);
+    if (s->autom && (g->m == 0 || g->n == 0)) { /* no call runs: the choice for no entries */
+        struct mpb_oz2_side none = {};
+        (void)mpb_oz2_auto_choose(&none, &none, g->k, s->accurate, g->target, s->budget, &s->choice);
+        s->n_used = s->choice.moduli;
+    }
+    for (int nm = lo; nm <= s->n_moduli && st == MPB_STATUS_OK && s->engine && g->m > 0 && g->n > 0 && g->k > 0;
+         nm++)
+        st = plan_engine(env, s, g, nm);
     if (st == MPB_STATUS_OK)
         st = set_handle(env);
     if (st != MPB_STATUS_OK) {
@@ -721,16 +941,18 @@ static enum mpb_status ozaki2_report(struct mpb_cuda_env *env, void *state,
 {
     const struct oz2_state *s = (const struct oz2_state *)state;
     (void)env;
-    info->slices = s->n_moduli;
+    info->slices = s->n_used;
     info->fallback = 0;
     int used = snprintf(info->settings, sizeof info->settings,
                         "moduli=%d mode=%s budget_bits=%d gemm=%s mblock=%lld nblock=%lld",
-                        s->n_moduli, s->accurate ? "accurate" : "fast", s->tab.budget,
+                        s->n_used, s->accurate ? "accurate" : "fast", s->tabs[s->n_used].budget,
                         s->engine ? "engine" : s->batched ? "batched" : "calls", (long long)s->mblock,
                         (long long)s->nblock);
     if (s->chunks > 1 && used > 0 && (size_t)used < sizeof info->settings)
         snprintf(info->settings + used, sizeof info->settings - (size_t)used,
                  " kchunks=%lld kchunk=%lld", (long long)s->chunks, (long long)s->chunk_len);
+    if (s->autom)
+        mpb_oz2_auto_note(&s->choice, info->note, sizeof info->note);
     return MPB_STATUS_OK;
 }
 

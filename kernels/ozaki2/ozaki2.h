@@ -6,9 +6,12 @@
  *   slices   = moduli used (N)
  *   fallback = 0 (there is no fallback: a row of A or column of B holding
  *              NaN or ±Inf gives NaN in its row/column of C)
- *   settings = moduli, mode, budget_bits (L: |A'||B'| < 2^L), gemm, mblock, nblock
+ *   settings = moduli (the count used), mode, budget_bits (L: |A'||B'| < 2^L),
+ *              gemm, mblock, nblock
+ *   note     = with moduli=auto, why that count (mpb_oz2_auto_note)
  * Parameters: moduli (2..20; the spec's range 8..20 plus small counts for the
- * fp32 target and tests), mode fast|accurate, nblock (columns per INT8 GEMM
+ * fp32 target and tests; auto: the fewest whose error bound is within the
+ * native GEMM's, ozaki2_auto.c), mode fast|accurate, nblock (columns per INT8 GEMM
  * call; 0 = auto), mblock (rows per call; 0 = auto), gemm calls|batched|engine
  * (engine: every modulus' product in one launch of the tensor-core engine's
  * INT8 GEMM, kernels/tc/tc_i8.h, which reduces each sum modulo its modulus
@@ -42,6 +45,53 @@ enum mpb_oz2_gemm { MPB_OZ2_GEMM_CALLS = 0, MPB_OZ2_GEMM_BATCHED, MPB_OZ2_GEMM_E
 
 /* Parameter tables: the fp64 and fp32 targets differ in the default count. */
 extern const struct mpb_param_spec mpb_ozaki2_int8_params[], mpb_ozaki2_int8_sp_params[];
+
+/* moduli=auto (held as NaN): the count is chosen per call. */
+bool mpb_oz2_is_auto(const double *params);
+
+/* The most moduli a call may use: the count, or MPB_OZ2_MAX_MODULI for
+ * auto (buffers are sized for it). */
+int mpb_oz2_moduli_most(const double *params);
+
+/* What moduli=auto reads of one operand (ozaki2_arith.h "moduli=auto's
+ * statistics"): per vector (row of A, column of B) its largest |x| as abs
+ * bits, its scaling statistic (fast mode: the sum of squared digits;
+ * accurate: the row/column maximum of U) and its digit sum; per l < k the
+ * two lower-bound sums, relative to 2^e_ref. */
+struct mpb_oz2_side {
+    int64_t count;
+    const uint64_t *max, *stat, *l1;
+    const uint64_t *sum, *sumsq;
+    int e_ref;
+};
+
+/* e_ref: the largest exponent of a finite, nonzero vector (0 when none). */
+int mpb_oz2_e_ref(const uint64_t *max, int64_t count);
+
+/* The choice and why: `bound` bounds ‖Ĉ−C‖_F (before the final rounding)
+ * with `moduli`, `target` is the native GEMM's ½√k·u (Higham and Mary's
+ * probabilistic bound at λ = 1/2), both relative to a lower bound of
+ * ‖|A||B|‖_F; `fewer` is the bound with one modulus less (NAN at the
+ * fewest). met: bound ≤ target; else `moduli` is the count of the least
+ * bound. */
+struct mpb_oz2_auto {
+    int moduli;
+    bool met;
+    double bound, target, fewer;
+};
+
+/* budget[N] = mpb_oz2_crt_init(N)'s budget for every N in
+ * [MPB_OZ2_MIN_MODULI, MPB_OZ2_MAX_MODULI]. False when out of host memory. */
+bool mpb_oz2_auto_choose(const struct mpb_oz2_side *a, const struct mpb_oz2_side *b, int64_t k,
+                         bool accurate, enum mpb_target target, const int *budget,
+                         struct mpb_oz2_auto *out);
+
+/* The choice of moduli=auto for host arrays g->a, g->b (what the host
+ * model chooses). False when out of host memory. */
+bool mpb_oz2_auto_host(const struct mpb_gemm *g, bool accurate, struct mpb_oz2_auto *c);
+
+/* The row's note: "auto: 14 moduli, ...". */
+void mpb_oz2_auto_note(const struct mpb_oz2_auto *c, char *buf, size_t len);
 
 /* CRT constants for n moduli (exact, GMP). Returns false for n outside
  * [MPB_OZ2_MIN_MODULI, MPB_OZ2_MAX_MODULI]. */

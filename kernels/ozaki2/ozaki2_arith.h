@@ -124,10 +124,15 @@ MPB_HD int mpb_oz2_floor_half(int v)
  * mode=fast (Cauchy–Schwarz): (|A||B|)_ij ≤ ‖a_i‖₂‖b_j‖₂, and with
  * S = sum_l ceil(|a_il|·2^(15−e))², ‖a_i‖₂ ≤ 2^(e−15)·√S < 2^(e−15+bitlen(S)/2).
  * mu = floor((L − 2(e−15) − bitlen(S))/2) keeps 2^mu‖a_i‖₂ < 2^(L/2). */
+MPB_HD int mpb_oz2_scale_fast_bits(int e, int sumsq_bits, int budget)
+{
+    int mu = mpb_oz2_floor_half(budget - 2 * (e - MPB_OZ2_NORM_DIGIT_BITS) - sumsq_bits);
+    return mu < 104 - e ? mu : 104 - e;
+}
+
 MPB_HD int mpb_oz2_scale_fast(int e, uint64_t sumsq, int budget)
 {
-    int mu = mpb_oz2_floor_half(budget - 2 * (e - MPB_OZ2_NORM_DIGIT_BITS) - mpb_oz2_bitlen(sumsq));
-    return mu < 104 - e ? mu : 104 - e;
+    return mpb_oz2_scale_fast_bits(e, mpb_oz2_bitlen(sumsq), budget);
 }
 
 /* mode=accurate (the paper's extra INT8 GEMM of leading bits): digits
@@ -138,10 +143,34 @@ MPB_HD int mpb_oz2_scale_fast(int e, uint64_t sumsq, int budget)
  * so mu_i = floor((L − bitlen(umax_i))/2) − (e_i − 6) and the same for nu_j
  * keep 2^(mu_i+nu_j)(|A||B|)_ij < 2^L. Tighter than fast mode by about the
  * gap between |a|·|b| and ‖a‖₂‖b‖₂. */
+MPB_HD int mpb_oz2_scale_accurate_bits(int e, int umax_bits, int budget)
+{
+    int mu = mpb_oz2_floor_half(budget - umax_bits) - (e - MPB_OZ2_BOUND_DIGIT_BITS);
+    return mu < 104 - e ? mu : 104 - e;
+}
+
 MPB_HD int mpb_oz2_scale_accurate(int e, uint64_t umax, int budget)
 {
-    int mu = mpb_oz2_floor_half(budget - mpb_oz2_bitlen(umax)) - (e - MPB_OZ2_BOUND_DIGIT_BITS);
-    return mu < 104 - e ? mu : 104 - e;
+    return mpb_oz2_scale_accurate_bits(e, mpb_oz2_bitlen(umax), budget);
+}
+
+/* ---- moduli=auto's statistics (ozaki2_auto.c decides from them) ----
+ * Per row of A / column of B: the sum of its digits ceil(|x|·2^(15−e))
+ * (mpb_oz2_digit_up, as in fast mode's sum of squares), so that
+ * ‖a_i‖₁ ≤ 2^(e−15)·Σ digits. Per index l of k: over the finite rows of A,
+ * Σ_i floor(|a_il|·2^(31−E)) and Σ_i floor(|a_il|·2^(16−E))², E the
+ * largest exponent of a finite, nonzero row (every |a_il| of a finite row
+ * is below 2^E: mpb_oz2_e_ref), and the same over the columns
+ * of B: lower bounds of Σ_i |a_il| and Σ_i a_il², integers, so that the
+ * GPU's atomic sums are exact and equal the host's. */
+#define MPB_OZ2_SUM_DIGIT_BITS 31
+#define MPB_OZ2_SQ_DIGIT_BITS 16
+
+/* floor(|x|·2^(bits−e)) for |x| < 2^e: below 2^bits. ldexp is exact unless
+ * the result is subnormal, and then it is below 1 either way. */
+MPB_HD uint64_t mpb_oz2_digit_down(double x, int e, int bits)
+{
+    return (uint64_t)trunc(ldexp(fabs(x), bits - e));
 }
 
 /* trunc(x·2^mu): an integer of magnitude < 2^104, exact in fp64 (ldexp is

@@ -17,7 +17,10 @@ static const char *const gemm_choices[] = {"calls", "batched", "engine", NULL};
     {                                                                                            \
         [MPB_OZ2_MODULI] = {.name = "moduli", .kind = MPB_PARAM_INT, .def = default_moduli,     \
                             .lo = MPB_OZ2_MIN_MODULI, .hi = MPB_OZ2_MAX_MODULI,                  \
-                            .help = "number of moduli = INT8 GEMMs (256, 255, 253, 251, ...)"},  \
+                            .allow_auto = true,                                                  \
+                            .help = "number of moduli = INT8 GEMMs (256, 255, 253, 251, ...); "  \
+                                    "auto = the fewest whose error bound is within the native "  \
+                                    "GEMM's for this shape and data (note says why)"},          \
         [MPB_OZ2_MODE] = {.name = "mode", .kind = MPB_PARAM_CHOICE, .def = "fast",               \
                           .choices = mode_choices,                                               \
                           .help = "scaling bound: fast = Cauchy-Schwarz; accurate = one extra "  \
@@ -45,6 +48,16 @@ static const char *const gemm_choices[] = {"calls", "batched", "engine", NULL};
  * bound's 6-bit digits lose about what it gains over Cauchy–Schwarz. */
 const struct mpb_param_spec mpb_ozaki2_int8_params[] = OZ2_PARAMS("15");
 const struct mpb_param_spec mpb_ozaki2_int8_sp_params[] = OZ2_PARAMS("8");
+
+bool mpb_oz2_is_auto(const double *params)
+{
+    return isnan(params[MPB_OZ2_MODULI]);
+}
+
+int mpb_oz2_moduli_most(const double *params)
+{
+    return mpb_oz2_is_auto(params) ? MPB_OZ2_MAX_MODULI : (int)params[MPB_OZ2_MODULI];
+}
 
 /* The auto tiles: rows not blocked, columns as every INT8 scheme blocks them
  * (mpb_int8_block_cols). The nblock/mblock sweep behind that choice is
@@ -97,10 +110,12 @@ bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
     return mpb_cublas_int_dims(&padded, "cublasGemmStridedBatchedEx", why, why_len);
 }
 
-/* Mirrors ozaki2_host.c's allocations (exponents, scales, flags, residues,
- * INT32 products; accurate mode's digits and maxima) and ozaki2.cu's
- * alloc_all (residues over the padded k; N INT32 planes, and N more for the
- * chunk sums when k is split; the per-row/column vectors). */
+/* Mirrors ozaki2_host.c's allocations (per row/column three statistics and
+ * a scale, residues, INT32 products; accurate mode's digits; moduli=auto's
+ * sums per index of k and, in ozaki2_auto.c, two ints per row/column) and
+ * ozaki2.cu's alloc_all (residues over the padded k; N INT32 planes, and N
+ * more for the chunk sums when k is split; the per-row/column vectors;
+ * auto's per-k sums), N the most moduli a call may use. */
 int64_t mpb_oz2_engine_ldc(int64_t m)
 {
     return (m + 15) / 16 * 16;
@@ -108,11 +123,13 @@ int64_t mpb_oz2_engine_ldc(int64_t m)
 
 size_t mpb_ozaki2_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
 {
-    size_t nm = (size_t)params[MPB_OZ2_MODULI];
-    bool accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
+    size_t nm = (size_t)mpb_oz2_moduli_most(params);
+    bool accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE, autom = mpb_oz2_is_auto(params);
     int64_t vecs = g->m + g->n;
-    size_t per_vec = on_device ? 5 * sizeof(uint64_t) : 2 * (sizeof(int) + sizeof(uint64_t)) + 1;
+    size_t per_vec = on_device ? 6 * sizeof(uint64_t) : 3 * sizeof(uint64_t) + 3 * sizeof(int);
     size_t bytes = mpb_size_add(mpb_size_matrix(vecs, 1, per_vec), 256);
+    if (autom)
+        bytes = mpb_size_add(bytes, mpb_size_matrix(g->k + 1, 4, sizeof(uint64_t)));
     if (on_device && params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE) {
         /* residues; modulus 256's INT32 plane and N−1 byte planes of ldc
          * rows; accurate mode's INT32 bound product */
@@ -148,7 +165,10 @@ size_t mpb_ozaki2_workspace(const double *params, const struct mpb_gemm *g, bool
 static double bound(const double *params, int64_t k, double u)
 {
     struct mpb_oz2_crt tab;
-    if (!mpb_oz2_crt_init((int)params[MPB_OZ2_MODULI], &tab))
+    /* moduli=auto bounds ‖Ĉ−C‖_F, not this row/column form: a priori only
+     * the fewest count it may choose bounds every entry */
+    int nm = mpb_oz2_is_auto(params) ? MPB_OZ2_MIN_MODULI : (int)params[MPB_OZ2_MODULI];
+    if (!mpb_oz2_crt_init(nm, &tab))
         return INFINITY;
     return 8.0 * (double)k * ldexp(1.0, -tab.budget / 2) + 2.0 * u;
 }
