@@ -1,6 +1,7 @@
 /* The designated entries of the Demmel generators, for the reference and
- * the grader (grading.md "Reference": every designated entry is checked
- * against the exact value at every size). Host only. */
+ * the grader (README "Accuracy: the reference and the grades": every
+ * designated entry is checked against the exact value at every size). Host
+ * only. */
 #ifndef MPB_GEN_DESIGNATED_H
 #define MPB_GEN_DESIGNATED_H
 

@@ -176,7 +176,7 @@ MPB_HD int mpb_gen_test1b_zero(const struct mpb_gen_config *cfg, enum mpb_operan
     return which == MPB_OPERAND_A ? first : !first;
 }
 
-/* Test 3 (Strassen float vs fixed; grading.md gives only the outline).
+/* Test 3 (Strassen float vs fixed; from an outline, the details chosen here).
  * Construction: A(i,l) = g·2^{s(l)}, B(l,j) = g'·2^{−s(l)}, g, g' ~ N(0,1),
  * s(l) = e_{π(l mod n0)} with e_t the evenly spread list of Test 2 over
  * [−span, span] (t < n0) and π a keyed shuffle of 0..n0−1; then row m−1 of

@@ -1,7 +1,8 @@
 /* Generator descriptors: parameter specs, resolve() for each case, and the
  * config the element functions (gen_element.h) read. The constructions and
  * the reasons for each limit are in gen_element.h and README "Generators";
- * Demmel's tests are in shared/specs/grading.md. */
+ * Tests 1-3 are Demmel et al.'s ("How to grade the accuracy of an
+ * implementation of the BLAS", 2024). */
 #include "generators.h"
 
 #include <float.h>
@@ -157,7 +158,7 @@ static const struct mpb_param_spec test2_params[] = {
                           "510-ceil(log2 k) (fp64), 62-ceil(log2 k) (fp32)"},
 };
 
-/* b_max = ⌊log2 √Ω⌋ − ⌈log2 k⌉ − 1 (grading.md, Test 2): off-diagonal
+/* b_max = ⌊log2 √Ω⌋ − ⌈log2 k⌉ − 1 (Test 2, README "Generators"): off-diagonal
  * entries of C reach k·4·2^{2b} and must stay below the overflow threshold Ω. */
 static bool test2_resolve_named(const char *gen, double *p, enum mpb_target target, int64_t k,
                                 char *why, size_t why_len)

@@ -2,7 +2,7 @@
  * Element (i, j) of A or B is a pure function of (config, operand, i, j):
  * PCG32 with jump-ahead (pcg32.h) and deterministic arithmetic (gen_math.h),
  * so a device fill and a host fill give the same bits.
- * Constructions: ../shared/specs/grading.md and README "Generators". */
+ * Constructions: README "Generators" and gen_element.h. */
 #ifndef MPB_GENERATORS_H
 #define MPB_GENERATORS_H
 

@@ -1,7 +1,7 @@
-/* The double-double reference (../shared/specs/grading.md "Reference"):
- * every entry of A·B, fast, on the host (threads) or the GPU (ref_dd.cu),
- * with identical bits on both (ref_dd_arith.h: same operations, same order
- * l = 0 … k−1). Error: |hi + lo − C_ij| ≤ 3k·u²·(1 + 4ku)·(|A||B|)_ij +
+/* The double-double reference (README "Accuracy: the reference and the
+ * grades"): every entry of A·B, fast, on the host (threads) or the GPU
+ * (ref_dd.cu), with identical bits on both (ref_dd_arith.h: same operations,
+ * same order l = 0 … k−1). Error: |hi + lo − C_ij| ≤ 3k·u²·(1 + 4ku)·(|A||B|)_ij +
  * k·2^-1075 (u = 2^-53; derivation in ref_dd_arith.h), i.e. below
  * 3k·2^-53·(1 + 4ku) in units of u_fp64·(|A||B|)_ij, the unit of ρ_A.
  * `--ref dd` checks it against the exact MPFR reference on the entries that

@@ -1,4 +1,4 @@
-/* The exact reference (reference.h, grading.md "Reference").
+/* The exact reference (reference.h).
  *
  * Each product a_il·b_lj is built exactly, without mpfr_mul: the two 53-bit
  * integer significands are multiplied in 128-bit integer arithmetic and the

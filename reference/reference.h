@@ -1,6 +1,7 @@
-/* The exact reference (../shared/specs/grading.md "Reference"): for chosen
- * entries (i, j), C_ij = Σ_l a_il·b_lj with every product exact in MPFR
- * (106 bits for fp64 inputs, 48 for fp32) and one mpfr_sum. Host only. */
+/* The exact reference (README "Accuracy: the reference and the grades"):
+ * for chosen entries (i, j), C_ij = Σ_l a_il·b_lj with every product exact
+ * in MPFR (106 bits for fp64 inputs, 48 for fp32) and one mpfr_sum. Host
+ * only. */
 #ifndef MPB_REFERENCE_H
 #define MPB_REFERENCE_H
 

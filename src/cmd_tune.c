@@ -66,9 +66,10 @@ static void help(void)
 "                        5e-5; E5-E8 abs 100, 10, 1, 0.1) or VALUE:fro_rel or\n"
 "                        VALUE:abs; fro_rel = ||X - X64||_F / ||X64||_F,\n"
 "                        abs = max |X - X64|\n"
-"  --strategy S[,...]    motuner (papers/003 Alg. 1), greedy (papers/000 §3.4),\n"
+"  --strategy S[,...]    motuner (moTuner, Mo et al., CF 2022, Alg. 1), greedy\n"
+"                        (MixPert's tuner, Lin et al., LCTES 2024, §3.4),\n"
 "                        exhaustive (every configuration: refused above\n"
-"                        --exhaustive-limit), priork (papers/003's PriorK: a random\n"
+"                        --exhaustive-limit), priork (moTuner's PriorK: a random\n"
 "                        pick of the fastest 1% of the combinations of per-GEMM\n"
 "                        acceptable levels, at most of the fastest 16384)\n"
 "                        (default motuner,greedy,priork)\n"
@@ -128,7 +129,7 @@ struct tune_args {
     char **argv;
 };
 
-/* moTuner's error categories, papers/003 Table 3. */
+/* moTuner's error categories (Mo et al., CF 2022, Table 3). */
 static const struct threshold categories[] = {
     {"E1", MPB_TUNE_FRO_REL, 5e-2}, {"E2", MPB_TUNE_FRO_REL, 5e-3}, {"E3", MPB_TUNE_FRO_REL, 5e-4},
     {"E4", MPB_TUNE_FRO_REL, 5e-5}, {"E5", MPB_TUNE_ABS, 100},      {"E6", MPB_TUNE_ABS, 10},

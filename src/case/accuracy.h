@@ -17,8 +17,8 @@
 
 /* --ref dd: a case whose ref_check exceeds this is an error. It is 1% of
  * the smallest bound the reference judges, ρ_A = 1 (k·u·|A||B| at k = 1, the
- * rigorous conventional bound ρ_A/k ≤ 1; grading.md "Reference": the dd
- * error "must stay below 1% of the smallest bound it is used to judge").
+ * rigorous conventional bound ρ_A/k ≤ 1: the dd error must stay below 1%
+ * of the smallest bound it is used to judge).
  * The dd bound is 3k·2^-53 in these units (ref_dd.h), 2^-37 at k = 2^14. */
 #define MPB_REF_DD_CHECK_LIMIT 0.01
 

@@ -1,5 +1,5 @@
-/* Error metrics and the per-case grade (../shared/specs/grading.md "Per-case
- * metrics", "Grades"). Entry classes:
+/* Error metrics and the per-case grade (README "Accuracy: the reference and
+ * the grades"). Entry classes:
  *  - finite reference (the usual case): errors against the exact C = hi + lo;
  *  - reference NaN/±Inf in the target format (non-finite inputs, or an exact
  *    value beyond the target's range): compared like native, counted in the
@@ -33,8 +33,9 @@ double mpb_unit_roundoff(enum mpb_target t)
 
 char mpb_grade_of(double rho_a, double rho_b, double rho_c, int64_t k, int64_t nonfinite)
 {
-    /* grading.md "Grades": a non-finite output on finite input is F whatever
-     * the ρ; a NaN ρ fails every comparison below and also gives F. */
+    /* A non-finite output on finite input is F whatever the ρ (README
+     * "Accuracy: the reference and the grades"); a NaN ρ fails every
+     * comparison below and also gives F. */
     if (nonfinite > 0)
         return 'F';
     double kd = (double)k;
@@ -54,7 +55,7 @@ static double elem(const void *p, int64_t idx, enum mpb_target t)
     return t == MPB_TARGET_FP64 ? ((const double *)p)[idx] : ((const float *)p)[idx];
 }
 
-/* grading.md conventions: 0/0 = 0, x/0 = +Inf; an infinite error (non-finite
+/* README's conventions: 0/0 = 0, x/0 = +Inf; an infinite error (non-finite
  * Ĉ) stays infinite whatever the denominator. */
 static long double ratio(long double x, long double y)
 {
@@ -80,7 +81,7 @@ static long double entry_error(double c_hat, const struct mpb_ref_value *v)
     return fabsl(((long double)c_hat - v->hi) - v->lo);
 }
 
-/* The extended family's rule (grading.md "The battery"): where the rounded
+/* The rule for special values (reported, not graded): where the rounded
  * reference is NaN or ±Inf, Ĉ must be what native IEEE arithmetic gives. */
 static bool like_native(double c_hat, double expected)
 {
@@ -177,8 +178,8 @@ static void finish(const struct tally *t, int64_t k, bool inputs_finite, struct 
     out->nonfinite = t->nonfinite;
     out->cr_mismatch = t->finite > 0 ? t->cr_mismatch : -1;
 
-    /* grading.md gives F only for finite, in-range input; NaN/Inf
-     * propagation is the extended family, reported but not graded. */
+    /* F is given only for finite, in-range input; NaN/Inf propagation is
+     * the extended family, reported but not graded. */
     const char *why = NULL;
     if (!inputs_finite)
         why = "non-finite inputs: outside the A/B/C verdict (grading.md extended family)";

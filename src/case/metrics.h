@@ -1,5 +1,5 @@
-/* Error metrics and per-case grade (../shared/specs/grading.md "Per-case
- * metrics" and "Grades"), over the entries the reference checked. */
+/* Error metrics and per-case grade (README "Accuracy: the reference and the
+ * grades"), over the entries the reference checked. */
 #ifndef MPB_METRICS_H
 #define MPB_METRICS_H
 

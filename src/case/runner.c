@@ -166,7 +166,7 @@ static bool host_alloc(struct mpb_result *res, void **p, int64_t count, enum mpb
     return *p != NULL;
 }
 
-/* ---- --vs-native: the paper's metric of EGEMM-TC (papers/004 Eq. 10) ---- */
+/* ---- --vs-native: EGEMM-TC's metric (Feng et al., PPoPP 2021, Eq. 10) ---- */
 
 /* The native GEMM of a target, which --vs-native compares with. */
 static const struct mpb_scheme *native_of(enum mpb_target t)

@@ -1,5 +1,5 @@
 /* Check macros for .cu files: every CUDA runtime and cuBLAS call goes
- * through one of these (STYLE.md: one check macro per API family, an
+ * through one of these (one check macro per API family, an
  * out-of-line reporter naming the call, file and line). */
 #ifndef MPB_CUDA_CHECK_H
 #define MPB_CUDA_CHECK_H

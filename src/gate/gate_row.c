@@ -163,8 +163,8 @@ static bool at_most(const struct mpb_row *row, enum mpb_col a, enum mpb_col b, c
                   text(row, b), because);
 }
 
-/* A grade is computed from the ρ (../shared/specs/grading.md "Grades"),
- * so a graded row holds them and the grade they give. */
+/* A grade is computed from the ρ (README "Accuracy: the reference and the
+ * grades"), so a graded row holds them and the grade they give. */
 static bool grade_consistent(const struct mpb_row *row, const char *grade, char *why, size_t why_len)
 {
     for (size_t i = 0; i < N_ERRORS; i++) {
@@ -181,9 +181,11 @@ static bool grade_consistent(const struct mpb_row *row, const char *grade, char 
     char want = mpb_grade_of(value(row, MPB_COL_rho_a_max), value(row, MPB_COL_rho_b_max),
                              value(row, MPB_COL_rho_c_max), k, 0);
     if (want != grade[0])
-        return refuse(why, why_len, MPB_COL_grade, "'%s', but rho_a_max %s, rho_b_max %s, rho_c_max %s at k %s "
-                      "give %c (grading.md \"Grades\")", grade, text(row, MPB_COL_rho_a_max),
-                      text(row, MPB_COL_rho_b_max), text(row, MPB_COL_rho_c_max), text(row, MPB_COL_k), want);
+        return refuse(why, why_len, MPB_COL_grade,
+                      "'%s', but rho_a_max %s, rho_b_max %s, rho_c_max %s at k %s give %c (README \"Accuracy: the "
+                      "reference and the grades\")",
+                      grade, text(row, MPB_COL_rho_a_max), text(row, MPB_COL_rho_b_max), text(row, MPB_COL_rho_c_max),
+                      text(row, MPB_COL_k), want);
     /* Grade A bounds the error by |A||B|_ij, so every entry where that is 0
      * (test1a's and test1b's zeros of C) is exact, and the Frobenius error
      * is a mean of the entries' relative errors. Only an exact C_ij = 0

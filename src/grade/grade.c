@@ -1,5 +1,5 @@
-/* The battery of `mpbench grade` (../shared/specs/grading.md "The battery
- * for mpbench grade") and what each case tells the verdict. */
+/* The battery of `mpbench grade` (README "mpbench grade") and what each
+ * case tells the verdict. */
 #include "grade/grade.h"
 
 #include <math.h>
@@ -27,9 +27,9 @@ struct battery_item {
     enum item_role role;
 };
 
-/* grading.md's list, in order; randn comes before inner so that the pair
- * is compared as soon as inner has run. Test 3 is added for its class
- * (grading.md "Verdict table": Test 3 class where applicable). The special
+/* The battery of README "mpbench grade", in order; randn comes before inner
+ * so that the pair is compared as soon as inner has run. Test 3 is there
+ * for its class (the verdict's `test3`). The special
  * rate is raised from 1e-3 so that small cases hold special values too. */
 static const struct battery_item battery[] = {
     {"uniform", NULL, NULL, ROLE_PLAIN},
@@ -109,7 +109,7 @@ static double elem(const void *p, int64_t idx, enum mpb_target t)
 static bool nonzero_at(const struct mpb_case *c, const void *out, int64_t i, int64_t j)
 {
     double x = elem(out, i + j * c->m, c->scheme->target);
-    return x != 0 || isnan(x); /* NaN counts (grading.md Test 1) */
+    return x != 0 || isnan(x); /* NaN counts (Test 1) */
 }
 
 /* Test 1: every entry of C that is exactly 0 by construction, all of them
@@ -300,7 +300,7 @@ static bool test2_at(struct grade_run *gr, const struct mpb_generator *gen, doub
 
 /* Test 2 at b_max (the battery's case), then b* = the largest b that
  * passes, by bisection on [0, b_max]: a fixed-point scheme with W bits
- * fails once 2b + 53 > W and keeps failing above (grading.md Test 2), so
+ * fails once 2b + 53 > W and keeps failing above, so
  * pass/fail is monotone in b and ⌈log2(b_max + 1)⌉ cases find the edge. */
 static void test2_sweep(struct grade_run *gr, const struct mpb_generator *gen, const struct mpb_grade_shape *shape,
                         uint64_t seed)

@@ -1,6 +1,6 @@
 /* `mpbench grade`: the Demmel battery on one scheme configuration and its
- * verdict (../shared/specs/grading.md "The battery for mpbench grade",
- * "Verdict table"; README "mpbench grade").
+ * verdict (README "mpbench grade"; the tests and grades of Demmel et al.,
+ * "How to grade the accuracy of an implementation of the BLAS", 2024).
  *
  * grade.c runs the battery and turns each case into observations (the
  * per-case grade, Test 1 zeros, Test 2 and Test 3 relative errors, special
@@ -133,7 +133,8 @@ void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src);
 /* Classes, slopes, the configuration grade and the consistency check. */
 void mpb_verdict_settle(struct mpb_verdict *v);
 
-/* Test 2 float criterion (grading.md): every relative error ≤ 10·k·u. */
+/* Test 2's float criterion (README "mpbench grade"): every relative error
+ * ≤ 10·k·u. */
 bool mpb_test2_passes(int64_t k, double u, double max_rel);
 
 const char *mpb_test1_class_name(enum mpb_test1_class c);

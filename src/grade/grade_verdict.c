@@ -1,5 +1,5 @@
 /* One configuration's verdict from the observations of its battery
- * (../shared/specs/grading.md "Grades", "The Demmel tests", "Verdict table"). */
+ * (README "mpbench grade", "Accuracy: the reference and the grades"). */
 #include "grade/grade.h"
 
 #include <math.h>
@@ -119,7 +119,7 @@ void mpb_verdict_add_b_star(struct mpb_verdict *v, int64_t k, int b_star)
     }
 }
 
-/* grading.md Test 3: float ≤ 10·n·u < inconclusive < √u ≤ fixed. */
+/* Test 3's classes: float ≤ 10·n·u < inconclusive < √u ≤ fixed. */
 void mpb_verdict_add_test3(struct mpb_verdict *v, const char *where, int64_t k, double u, double max_rel)
 {
     enum mpb_test3_class c = max_rel <= 10 * (double)k * u ? MPB_T3_FLOAT
@@ -241,7 +241,7 @@ static void settle_classes(struct mpb_verdict *v)
     if (v->test1_cases)
         v->test1_class = v->test1_nonzero ? MPB_T1_STRASSEN : MPB_T1_CONVENTIONAL;
     if (v->test2.value >= 0 || isnan(v->test2.value))
-        v->test2_class = v->test2.value <= 10 ? MPB_T2_FLOAT : MPB_T2_FIXED; /* grading.md: 10·n·u */
+        v->test2_class = v->test2.value <= 10 ? MPB_T2_FLOAT : MPB_T2_FIXED; /* float: ≤ 10·k·u */
 }
 
 /* The grade table's "who earns it" column gives C to Strassen-like
@@ -283,7 +283,7 @@ void mpb_verdict_settle(struct mpb_verdict *v)
     settle_grade(v);
     v->warnings[0] = '\0';
     char w[128];
-    /* grading.md: a diagnostic only; the bounds of A and B grow like k, so
+    /* A diagnostic only; the bounds of A and B grow like k, so
      * a faster-growing ratio may lose the grade at a k not tried. */
     if (v->grade == 'A' && v->slope[0] > 1.1) {
         snprintf(w, sizeof w, "slope-a: max rho_A grows like k^%.2f (> 1.1)", v->slope[0]);

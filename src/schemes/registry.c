@@ -68,7 +68,7 @@ static const struct mpb_scheme cublas_bf16x9 = {
     .check = mpb_cublas_bf16x9_check, .cuda = &mpb_cublas_bf16x9_cuda, .bound = mpb_sgemm_bound,
 };
 
-/* Several GPUs for one GEMM (issue 19): cuBLASMp, optional at build time. */
+/* Several GPUs for one GEMM: cuBLASMp, optional at build time. */
 static const struct mpb_scheme mp_dgemm = {
     .name = "mp_dgemm", .family = "cublasmp", .target = MPB_TARGET_FP64, .version = 1,
     .help = "cuBLASMp native FP64 GEMM (cublasMpGemm) over `gpus` GPUs, 2-D block-cyclic; host "
@@ -176,7 +176,7 @@ static const struct mpb_scheme markidis = {
 
 static const struct mpb_scheme refine_fp16 = {
     .name = "refine_fp16", .family = "fp32split", .target = MPB_TARGET_FP32, .version = 1,
-    .help = "moTuner's FP16 refinement levels (papers/003): hi*hi plus the correction products "
+    .help = "moTuner's FP16 refinement levels (Mo et al., CF 2022): hi*hi plus the correction products "
             "tau = t1 t2 t3 (A_hi*B_lo, A_lo*B_hi, A_lo*B_lo); slices = MMAs per k-step",
     .params = mpb_refine_fp16_params, .n_params = MPB_REFINE_FP16_N_PARAMS, .check = mpb_refine_fp16_check,
     .cuda = &mpb_refine_fp16_cuda, .run_host = mpb_refine_fp16_host, .bound = mpb_refine_fp16_bound,
@@ -219,7 +219,7 @@ static const struct mpb_scheme mixpert = {
     .state_reusable = true,
 };
 
-/* QuanTensor (closed source) from its descriptions in papers/000 and 003:
+/* QuanTensor (closed source) from its descriptions in MixPert and moTuner:
  * INT8 slices with power-of-two scales, exact INT8 GEMMs, a fixed
  * accumulation order shared with the host model (quantensor_arith.h). */
 static const struct mpb_scheme quantensor_int8 = {

@@ -66,7 +66,7 @@ static void mlp(struct mpb_tune_chain *c, int layers)
     c->output = x;
 }
 
-/* HPL-AI's blocked right-looking Cholesky (papers/003 §4.1.2's CF, MixPert's
+/* HPL-AI's blocked right-looking Cholesky (moTuner §4.1.2's CF, MixPert's
  * HPL-AI) in block columns of nb = n / blocks: per block k, L_kk = chol(S_kk)
  * and the panel L_k = S_(k+1:, k) L_kk⁻ᵀ on the host, then the trailing
  * update S_(k+1) = S_(k+1:, k+1:) - L_k L_kᵀ, whose GEMM (n - (k+1) nb square,

@@ -14,7 +14,7 @@
 #include "tune/device.h"
 #include "tune/level.h"
 
-/* The error of an output against its reference (papers/003 §4.2): E_gamma
+/* The error of an output against its reference (moTuner §4.2): E_gamma
  * = ||X - X_ref||_F / ||X_ref||_F (the reference's norm, as MixPert's
  * Eq. 10), or E_delta = max |X - X_ref|. A non-finite entry errs +Inf. */
 enum mpb_tune_metric { MPB_TUNE_FRO_REL, MPB_TUNE_ABS };

@@ -54,7 +54,7 @@ static double predicted(const struct mpb_tune_problem *p, const int *levels)
     return t;
 }
 
-/* ---- moTuner, papers/003 Algorithm 1 ----------------------------------- */
+/* ---- moTuner (Mo et al., CF 2022), Algorithm 1 ------------------------- */
 
 /* repair_setting(R_i) (Alg. 1 lines 12 and 19-22, §3.2.2's example): in
  * round r every related op of `op` (itself included) goes to at least level
@@ -126,7 +126,7 @@ static bool motuner(const struct mpb_tune_problem *p, struct mpb_tune_choice *ou
     return true;
 }
 
-/* ---- MixPert's greedy tuner, papers/000 §3.4 ----------------------------- */
+/* ---- MixPert's greedy tuner (Lin et al., LCTES 2024), §3.4 -------------- */
 
 static bool greedy(const struct mpb_tune_problem *p, struct mpb_tune_choice *out, char *why, size_t why_len)
 {
@@ -180,7 +180,7 @@ static bool greedy(const struct mpb_tune_problem *p, struct mpb_tune_choice *out
     return true;
 }
 
-/* ---- Exhaust, papers/003 §5 ---------------------------------------------- */
+/* ---- Exhaust, moTuner §5 ------------------------------------------------- */
 
 static bool exhaustive(const struct mpb_tune_problem *p, struct mpb_tune_choice *out, char *why, size_t why_len)
 {
@@ -215,7 +215,7 @@ static bool exhaustive(const struct mpb_tune_problem *p, struct mpb_tune_choice 
     return true;
 }
 
-/* ---- PriorK, papers/003 §5 ----------------------------------------------- */
+/* ---- PriorK, moTuner §5 -------------------------------------------------- */
 
 /* A combination of acceptable levels: rank[i] indexes op i's acceptable
  * levels sorted by (cost, level); cost is predicted() of it. */

@@ -19,10 +19,10 @@
 #define MPB_TUNE_PRIORK_RANKS 16384
 
 enum mpb_tune_strategy {
-    MPB_TUNE_MOTUNER,    /* papers/003 Algorithm 1 */
-    MPB_TUNE_GREEDY,     /* papers/000 §3.4 (MixPert's tuner) */
-    MPB_TUNE_EXHAUSTIVE, /* papers/003 §5 "Exhaust" */
-    MPB_TUNE_PRIORK,     /* papers/003 §5 "PriorK" */
+    MPB_TUNE_MOTUNER,    /* moTuner (Mo et al., CF 2022), Algorithm 1 */
+    MPB_TUNE_GREEDY,     /* MixPert's tuner (Lin et al., LCTES 2024), §3.4 */
+    MPB_TUNE_EXHAUSTIVE, /* moTuner §5 "Exhaust" */
+    MPB_TUNE_PRIORK,     /* moTuner §5 "PriorK" */
     MPB_TUNE_STRATEGY_COUNT
 };
 /* The --strategy words in enum order, NULL-terminated. */
