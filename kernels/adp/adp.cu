@@ -653,8 +653,8 @@ static enum mpb_status enqueue_accum(struct mpb_cuda_env *env, struct adp_state 
  * digits p and B's digits d − p lie next to each other along k (B's stored in
  * reverse), so one GEMM with k' = (p1 − p0 + 1)·kp sums them; above
  * ADP_MAX_TERMS, p0 = p1 over one chunk of k (op(A) = T: the layout
- * cuBLAS's INT8 kernels run fastest, specs/h200.md; in column blocks above
- * n = 4096, mpb_int8_block_cols), into the INT32 plane of `pass`'s GEMM. */
+ * cuBLAS's INT8 kernels run fastest; in column blocks above n = 4096,
+ * mpb_int8_block_cols), into the INT32 plane of `pass`'s GEMM. */
 static enum mpb_status enqueue_gemm(struct mpb_cuda_env *env, struct adp_state *s, int d, int gi,
                                     const struct adp_acc_pass *pass)
 {

@@ -1,7 +1,7 @@
 /* The `adp` scheme: Automatic Dynamic Precision (Schwarz et al., NVIDIA,
- * papers/002; specs/schemes.md "adp"). The ESC estimate of the bits an input
- * needs and guardrails that fall back to native DGEMM, around one of two
- * exact INT8 engines for the W-bit fixed-point inputs: Ozaki scheme I with
+ * SCA/HPCAsia 2026; kernels/adp/README.md). The ESC estimate of the bits an
+ * input needs and guardrails that fall back to native DGEMM, around one of
+ * two exact INT8 engines for the W-bit fixed-point inputs: Ozaki scheme I with
  * the unsigned slice encoding (engine=slices; adp_arith.h) or CRT residues
  * (engine=crt, the default, where its 25 moduli suffice; adp_crt_arith.h).
  * adp.cu is the GPU path, adp_host.c the host model.

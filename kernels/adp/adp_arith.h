@@ -1,7 +1,7 @@
 /* Arithmetic of the `adp` scheme (Automatic Dynamic Precision; Schwarz et
- * al., NVIDIA, papers/002), shared by the CUDA kernels (adp.cu) and the host
- * model (adp_host.c) through MPB_HD, so that both take the same decision and
- * produce the same bits.
+ * al., NVIDIA, SCA/HPCAsia 2026), shared by the CUDA kernels (adp.cu) and
+ * the host model (adp_host.c) through MPB_HD, so that both take the same
+ * decision and produce the same bits.
  *
  * The scheme is Ozaki scheme I on INT8 with:
  *   - per-row (A) / per-column (B) power-of-two scaling, 2^E;
@@ -87,8 +87,9 @@ MPB_HD int adp_imin(int a, int b)
     return a < b ? a : b;
 }
 
-/* 1 for NaN, ±Inf and subnormals: the guardrail's fallback cases (paper §5.1;
- * subnormals per the Lean counterexample, specs/schemes.md). */
+/* 1 for NaN, ±Inf and subnormals: the guardrail's fallback cases (paper §5.1
+ * names NaN and Inf; subnormals too, after a counterexample with them found
+ * in a Lean formalisation). */
 MPB_HD int adp_is_special(double x)
 {
     uint64_t u = mpb_f64_to_bits(x) & 0x7FFFFFFFFFFFFFFFull;
@@ -153,9 +154,9 @@ MPB_HD int adp_slices_for_bits(int bits)
     return (bits + 8) / 8;
 }
 
-/* Crossover table: measured cuBLAS rates on an H200 SXM, CUDA 13.0, cuBLAS
- * 13.1.0 (specs/h200.md, "Measured on an H200"), m = n = k; other shapes use
- * the row of the nearest size. The memory traffic of the
+/* Crossover table: cuBLAS rates measured on an H200 SXM, CUDA 13.0, cuBLAS
+ * 13.1.0 (random data, median of 10 after 3 warm-ups), m = n = k; other
+ * shapes use the row of the nearest size. The memory traffic of the
  * non-GEMM phases is charged at 4.0 TB/s, the H200's 4.8 TB/s datasheet HBM3e
  * bandwidth derated by the usual ~80% that streaming kernels reach
  * (an assumption, not a measurement).

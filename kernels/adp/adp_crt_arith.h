@@ -4,7 +4,7 @@
  * modulus, and the integer product recovered by the Chinese Remainder
  * Theorem: Ozaki scheme II's arithmetic (Ozaki, Uchino, Imamura 2025; the
  * moduli and residues of kernels/common/crt_arith.h) under ADP's
- * guarantee (papers/002 §4–5: W = 53 + ESC bits per row and column).
+ * guarantee (Schwarz et al. §4–5: W = 53 + ESC bits per row and column).
  *
  * Why: the slice engine needs s(s+1)/2 INT8 products for W = 8s − 1 bits,
  * the CRT engine N with log2(m_1···m_N) ≥ 2W + log2 k + 1: at W = 64

@@ -32,7 +32,7 @@ const char *mpb_cublas_math_mode_name(cublasMath_t mode);
  * 1130 TOP/s at n = 16384, 4 blocks at 1334 (1293 and 1405 sustained), and
  * at 8192 blocks edge out one call once the GPU is warm (sustained: 1238
  * one call, 1300 in 2 blocks, 1329 in 4; results/h200/fp64-emulation/lowp-gemm.csv;
- * specs/h200.md names the remedy). The
+ * kernels/common/README.md). The
  * whole Ozaki-II call (15 moduli, results/h200/fp64-emulation/ozaki2-tiles.csv) takes, in
  * blocks of 2048 / 4096 / 8192 / n columns: 14.4 / 13.6–14.2 / 15.2 / 14.9 ms
  * at n = 8192 and 102.1 / 102.1 / 103.5 / 115.5 ms at 16384. */

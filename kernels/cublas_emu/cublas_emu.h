@@ -1,9 +1,10 @@
-/* Vendor emulation baselines (specs/schemes.md "Native and vendor
- * baselines"): cuBLAS's own FP64 fixed-point emulation (Ozaki scheme on INT8
- * with automatic dynamic precision) and FP32 BF16x9 emulation. Each runs on
- * a cuBLAS handle of its own, created and configured in setup, so that no
- * emulation setting leaks into the shared handle or into the next case
- * (specs/h200.md, "Pitfall seen").
+/* Vendor emulation baselines (kernels/cublas_emu/README.md): cuBLAS's own
+ * FP64 fixed-point emulation (Ozaki scheme on INT8 with automatic dynamic
+ * precision) and FP32 BF16x9 emulation. Each runs on a cuBLAS handle of its
+ * own, created and configured in setup, so that no emulation setting leaks
+ * into the shared handle or into the next case (a handle keeps them: on the
+ * H200 a fixed mode's bit cap stayed in force after a switch back to
+ * dynamic mode).
  *
  * What a row reports (kernels/cublas_emu/README.md):
  *   cublas_fp64emu  slices   = mantissa bits cuBLAS retained in the last call

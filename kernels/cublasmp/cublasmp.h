@@ -1,4 +1,4 @@
-/* Distributed GEMM through NVIDIA's cuBLASMp (issue 19): one GEMM over
+/* Distributed GEMM through NVIDIA's cuBLASMp: one GEMM over
  * several GPUs, A, B and C 2-D block-cyclic over an nprow×npcol grid, one
  * process per GPU joined by an NCCL communicator (cublasMpGemm, the PBLAS
  * PDGEMM of cuBLASMp's documentation).

@@ -295,7 +295,7 @@ enum mpb_status fs_setup(enum fs_scheme scheme, struct mpb_cuda_env *env, const 
             fs_teardown(env, s);
             return mpb_cuda_fail(env, why, __FILE__, __LINE__);
         }
-        /* Every case states the shared handle's settings again (specs/h200.md "Pitfall seen"). */
+        /* Every case states the shared handle's settings again: it keeps them across cases. */
         cublasStatus_t cs = cublasSetPointerMode(mpb_cublas(env), CUBLAS_POINTER_MODE_HOST);
         if (cs == CUBLAS_STATUS_SUCCESS)
             cs = cublasSetMathMode(mpb_cublas(env), CUBLAS_DEFAULT_MATH);

@@ -1,9 +1,9 @@
 /* The FP32 split family on mpbench's tensor-core engine (kernels/tc):
- *   egemm        EGEMM-TC (Feng et al., PPoPP'21; papers/004): round-split
+ *   egemm        EGEMM-TC (Feng et al., PPoPP'21): round-split
  *                FP16 hi + lo, products lo*lo, lo*hi, hi*lo, hi*hi per k-step
  *   markidis     Markidis et al. (2018): the same with the truncation split
- *   refine_fp16  moTuner's refinement levels (papers/003 over QuanTensor):
- *                hi*hi plus the correction products chosen by tau = t1 t2 t3
+ *   refine_fp16  moTuner's refinement levels (Mo et al., CF'22; after
+ *                QuanTensor): hi*hi plus the correction products chosen by tau = t1 t2 t3
  *   tf32x3       CUTLASS 3xTF32: big*big + big*small + small*big
  *   ape_bf16x3   APE (Ma et al., ICS'22): three BF16 planes, six products
  * The split (fp32split_arith.h) is its own timed kernel (split_ms), the

@@ -4,7 +4,8 @@
  * sum it is (exactly, or to the split's last bit).
  *
  *   round16  hi = fp16_rn(y), lo = fp16_rn(y - hi): EGEMM-TC's round-split
- *            (papers/004 §3.2, Fig. 4b; specs/egemm.md §6.1), also moTuner's
+ *            (Feng et al., PPoPP'21 §3.2, Fig. 4b, read as round to nearest:
+ *            its ties-up rounding gives the same hi + lo), also moTuner's
  *            refinement levels. |y - hi - lo| <= 2^-22 |y| in FP16's normal range.
  *   trunc16  hi = fp16_rz(y) (truncation), lo = fp16_rn(y - hi): the split
  *            Markidis et al. (2018) use; one bit less (2^-21 |y|).
@@ -129,7 +130,8 @@ MPB_HD unsigned fs_split(enum fs_split kind, float x, int s, uint32_t out[3])
  * |value| has FP32 bits `max_bits` (0: none): 2^s puts that value in
  * [2^14, 2^15), the top binade below FP16's largest (65504), so that every
  * value of the row keeps the split's 21-22 bits over the ~24 binades down to
- * FP16's smallest normal (specs/egemm.md §6.2). */
+ * FP16's smallest normal (kernels/fp32split/README.md, knob `scale`: the
+ * exponent range EGEMM-TC leaves open). */
 MPB_HD int fs_scale_exp(uint32_t max_bits)
 {
     if (max_bits == 0 || max_bits >= 0x7F800000u)

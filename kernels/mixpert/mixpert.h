@@ -1,4 +1,4 @@
-/* MixPert (Lin et al., LCTES'24; papers/000): FP32 GEMM on the INT8 tensor
+/* MixPert (Lin et al., LCTES'24): FP32 GEMM on the INT8 tensor
  * cores. A packer (its own timed kernels, split_ms) turns A and B into
  * three INT8 segment planes each with a power-of-two scale per group of
  * kgroup values of k (mixpert_arith.h); the tensor-core engine's block-

@@ -1,4 +1,4 @@
-/* MixPert's arithmetic (Lin et al., LCTES'24; papers/000 §3.2-3.3), shared by
+/* MixPert's arithmetic (Lin et al., LCTES'24, §3.2-3.3), shared by
  * the packer kernels (mixpert.cu) and the host model (mixpert_host.c).
  *
  * A group of values (kgroup values of k in one row of A or column of B, or

@@ -13,7 +13,7 @@ static const char *const fallback_choices[] = {"off", "on", NULL};
 
 const struct mpb_param_spec mpb_mixpert_params[MPB_MIXPERT_N_PARAMS] = {
     {.name = "config", .kind = MPB_PARAM_CHOICE, .def = "IV", .choices = config_choices,
-     .help = "segments of A and B kept (papers/000 §3.3.1): I = 2+2 (4 INT8 products), II = 2+3 and "
+     .help = "segments of A and B kept (MixPert paper §3.3.1): I = 2+2 (4 INT8 products), II = 2+3 and "
              "III = 3+2 (6), IV = 3+3 without s2*t2 (8)"},
     {.name = "align", .kind = MPB_PARAM_CHOICE, .def = "row", .choices = align_choices,
      .help = "exponent groups: row = each row of A (column of B) on its own; tile = 16 rows of A, "

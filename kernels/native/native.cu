@@ -1,6 +1,6 @@
 /* CUDA backends of the native baselines: one cuBLAS call each, on the shared
  * handle (cuda_env). The fp16 and bf16 baselines model a user who already
- * holds fp16/bf16 data (specs/h200.md measured plain GemmEx): the inputs are
+ * holds fp16/bf16 data, as a plain GemmEx timing does: the inputs are
  * converted once in setup, untimed, with the same MPB_HD rounding as the
  * host model. */
 #include "native/native.h"
@@ -82,7 +82,7 @@ static void native_teardown(struct mpb_cuda_env *env, void *state)
 }
 
 /* Every case states the shared handle's settings again instead of trusting
- * what an earlier case left (specs/h200.md, "Pitfall seen"). */
+ * what an earlier case left (a cuBLAS handle keeps them across cases). */
 static enum mpb_status prepare(struct mpb_cuda_env *env, const struct mpb_gemm *g,
                                struct mpb_native_state *s)
 {

@@ -1,4 +1,4 @@
-/* Native baselines (specs/schemes.md "Native and vendor baselines"): plain
+/* Native baselines (kernels/native/README.md): plain
  * cuBLAS GEMMs in fp64, fp32, tf32, fp16 and bf16, their host models and
  * their error bounds. These are the floor and the reference point the
  * emulation schemes are measured against. */

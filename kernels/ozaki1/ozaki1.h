@@ -1,6 +1,6 @@
 /* Ozaki scheme I: ozaki1_fp16 (DGEMM-TC / SGEMM-TC, Mukunoki, Ozaki, Ogita,
  * Imamura 2020) and ozaki1_int8 (ozIMMU, Ootomo, Ozaki, Yokota 2024).
- * specs/schemes.md "FP64 emulation family". Arithmetic in ozaki1_arith.h;
+ * kernels/ozaki1/README.md. Arithmetic in ozaki1_arith.h;
  * the plan (slice counts and the GEMM calls) in ozaki1_plan.c; the host
  * model in ozaki1_host.c; the CUDA backend in ozaki1.cu.
  *

@@ -869,8 +869,8 @@ static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct oz2_state *s
     return MPB_STATUS_OK;
 }
 
-/* Every case states the shared handle's settings again (specs/h200.md,
- * "Pitfall seen"); alpha and beta are host int32 values. */
+/* Every case states the shared handle's settings again (the handle keeps
+ * them across cases); alpha and beta are host int32 values. */
 static enum mpb_status set_handle(struct mpb_cuda_env *env)
 {
     MPB_CUBLAS_TRY(env, cublasSetPointerMode(mpb_cublas(env), CUBLAS_POINTER_MODE_HOST));

@@ -1,5 +1,5 @@
-/* Ozaki scheme II on INT8 tensor cores (specs/schemes.md "ozaki2_int8";
- * Ozaki, Uchino, Imamura 2025, arXiv 2504.08009): CRT over N pairwise-
+/* Ozaki scheme II on INT8 tensor cores (Ozaki, Uchino, Imamura 2025, arXiv
+ * 2504.08009; kernels/ozaki2/README.md): CRT over N pairwise-
  * coprime moduli ≤ 256, one INT8→INT32 GEMM per modulus.
  *
  * What a row reports (kernels/ozaki2/README.md):

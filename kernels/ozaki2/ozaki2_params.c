@@ -41,8 +41,8 @@ static const char *const gemm_choices[] = {"calls", "batched", "engine", NULL};
     }
 
 /* Defaults: 15 moduli reach DGEMM's normwise error for phi ≤ 2 on the host
- * model at n = 256 (14 do not at phi = 0.5; published: 14–15, specs/h200.md);
- * 8 for SGEMM (published 7–9). Mode fast: on the H200 at n = 16384 it is as
+ * model at n = 256 (14 do not at phi = 0.5; published for GEMMul8 on a GH200:
+ * 14–15); 8 for SGEMM (published 7–9). Mode fast: on the H200 at n = 16384 it is as
  * accurate as accurate mode at 15 moduli (err_fro 5.1e-16 vs 5.4e-16 at
  * phi = 0.5, both below DGEMM's 4.4e-15) and 7% faster, since the accurate
  * bound's 6-bit digits lose about what it gains over Cauchy–Schwarz. */

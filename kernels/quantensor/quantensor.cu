@@ -276,7 +276,7 @@ static size_t aligned(size_t bytes)
 
 /* Every buffer run() needs, carved out of one device allocation
  * (mpb_qt_workspace counts the same); then the shared handle's settings,
- * stated again for every case (specs/h200.md, "Pitfall seen"): the INT8
+ * stated again for every case (the handle keeps them across cases): the INT8
  * GEMMs take host alpha and beta. */
 static enum mpb_status prepare(struct mpb_cuda_env *env, struct qt_state *s, const struct mpb_gemm *g)
 {

@@ -1,7 +1,7 @@
 /* quantensor_int8: FP32 GEMM on INT8 tensor cores by QuanTensor-style
- * quantisation and residual refinement (specs/schemes.md "FP32 emulation
- * family"; QuanTensor, Li, Xue et al., CGO 2021, is closed source: this is
- * built from its descriptions in papers/000 §2.2 and papers/003 §4).
+ * quantisation and residual refinement (kernels/quantensor/README.md;
+ * QuanTensor, Li, Xue et al., CGO 2021, is closed source: this is built
+ * from its descriptions in MixPert §2.2 and moTuner §4).
  * Arithmetic in quantensor_arith.h (levels, slices, accumulation order);
  * parameters, check(), bound and notes in quantensor_params.c; the host
  * model in quantensor_host.c; the CUDA backend in quantensor.cu.

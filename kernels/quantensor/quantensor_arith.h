@@ -3,12 +3,12 @@
  * that both compute the same bits.
  *
  * QuanTensor (Li, Xue et al., CGO 2021) is closed source; this follows the
- * descriptions in papers/000 §2.2 (MixPert: "quantizes floating-point
- * numbers to INT8 and then refines the results", "nine INT8
+ * descriptions in MixPert (Lin et al., LCTES'24) §2.2: "quantizes
+ * floating-point numbers to INT8 and then refines the results", "nine INT8
  * multiplications with accompanying repetitive scaling and quantization
- * steps", Table 1: 3× INT8) and papers/003 §4 (moTuner: refinement levels
- * that add correction products, (τ1,τ2,τ3) on FP16). What the papers do not
- * say (scales, rounding, accumulation) is chosen here for exactness.
+ * steps", Table 1: 3× INT8; and in moTuner (Mo et al., CF'22) §4: refinement
+ * levels that add correction products, (τ1,τ2,τ3) on FP16. What the papers
+ * do not say (scales, rounding, accumulation) is chosen here for exactness.
  *
  * Quantisation. Row i of A (column j of B) gets the power-of-two scale
  * 2^(e−7), e from the row's largest |x| (mpb_qt_exponent), so that
@@ -28,7 +28,7 @@
  *   level 1: w ≤ 1, 2 slices, 3 products (A_0B_1, A_1B_0);
  *   level 2: w ≤ 2, 3 slices, 6 products (A_0B_2, A_1B_1, A_2B_0);
  *   level 3: all 9 products of 3 slices (w ≤ 4): QuanTensor's full
- *            resolution, "nine INT8 multiplications" (papers/000 §2.2).
+ *            resolution, "nine INT8 multiplications" (MixPert §2.2).
  * Each product is one INT8×INT8→INT32 GEMM, exact while k·127² < 2^31
  * (longer k: chunks, each an exact INT32 sum, added in int64).
  *

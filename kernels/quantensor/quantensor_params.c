@@ -11,7 +11,7 @@
 #include "mpb_size.h"
 
 /* Default 3: the full resolution, the variant that aims at FP32 accuracy
- * (papers/000 §2.2: 1.5e-6 against 6.76e-5 for plain quantisation). */
+ * (MixPert §2.2: 1.5e-6 against 6.76e-5 for plain quantisation). */
 const struct mpb_param_spec mpb_quantensor_params[MPB_QT_N_PARAMS] = {
     [MPB_QT_LEVELS] = {.name = "levels", .kind = MPB_PARAM_INT, .def = "3", .lo = 0,
                        .hi = MPB_QT_MAX_LEVEL,

@@ -68,10 +68,10 @@ int tc_scheme_problem_supported(int64_t m, int64_t n, int64_t k, const struct mp
 /* Can the engine run this problem? false with a reason when not. */
 int tc_gemm_supported(const struct tc_gemm_args *args, char *why, size_t why_len);
 
-/* Block-scaled INT8 levels (MixPert, papers/000 §3.3): INT8 planes whose
- * values lie in -127..127, and per group of `kgroup` values of k a power-of-
- * two scale for every row of A (a_scale) and column of B (b_scale). The
- * pairs, in MMA order, form levels (pairs level_end[L-1] .. level_end[L]-1):
+/* Block-scaled INT8 levels (MixPert, Lin et al., LCTES'24, §3.3): INT8
+ * planes whose values lie in -127..127, and per group of `kgroup` values of
+ * k a power-of-two scale for every row of A (a_scale) and column of B
+ * (b_scale). The pairs, in MMA order, form levels (pairs level_end[L-1] .. level_end[L]-1):
  * per group and level the tensor cores sum the level's products exactly in
  * INT32 (v), and the consumers add, with ra = a_scale * level_weight[L],
  *     acc = fmaf(v * ra, b_scale, acc)      when tc_s8_scale_is_fast(ra)
