@@ -7,8 +7,8 @@ RESULTS.csv is an mpbench run CSV holding the native GEMM of the target
 (dgemm or sgemm) beside the emulation schemes, measured in the same run;
 LOWP.csv is bench_lowp_gemm's output from the same session. For every case:
 TFLOP/s, the ratio to the native GEMM on the same case, err_fro_rel (and the
-native's), the grade, the phase split, and the efficiency of
-specs/schemes.md: P · t(one low-precision GEMM of that size) / t(scheme),
+native's), the grade, the phase split, and the efficiency
+P · t(one low-precision GEMM of that size) / t(scheme),
 where P is the number of low-precision GEMMs the scheme ran (from its
 `slices` and `settings` columns) and t(one GEMM) the plain cuBLAS
 time of bench_lowp_gemm (int8_tn or fp16; for int8_tn the fastest of its

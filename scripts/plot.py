@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Figures from mpbench CSVs (issue 5).
+"""Figures from mpbench CSVs (README "Figures").
 
 Usage: /usr/bin/python3 scripts/plot.py CSV [CSV...] --out DIR
            [--error err_max_rel|err_fro_rel|rho_a_max_over_k] [--formats png,pdf]

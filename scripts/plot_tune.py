@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Speedup and error against threshold per strategy from `mpbench tune` CSVs
-(issue 18; moTuner's Figs. 8-9).
+(moTuner's Figs. 8-9, Mo et al., CF 2022).
 
 Usage: /usr/bin/python3 scripts/plot_tune.py CSV [CSV...] --out DIR [--formats png,pdf]
 

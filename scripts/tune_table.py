@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Markdown tables of `mpbench tune` runs against the issue's targets.
+"""Markdown tables of `mpbench tune` runs: motuner against exhaustive search.
 
 Usage: /usr/bin/python3 scripts/tune_table.py TUNE.csv...
 

@@ -77,7 +77,7 @@ usage 2 --devices all
 grep -q "needs --csv FILE" usage.err || fail "--devices without --csv: $(cat usage.err)"
 usage 2 --devices all --backend host --csv u.csv
 # FILE is sorted at the end and renamed into place: a symbolic link (or any
-# other than a regular file or a new path) would be replaced (issue 28).
+# other than a regular file or a new path) would be replaced.
 echo target >target.csv
 ln -s target.csv link.csv
 usage 2 --devices all --csv link.csv

@@ -146,7 +146,7 @@ tail -n 1 foreign.csv >>foreign1.csv
 refused "foreign1.csv:7: case_id" -- merge kept.csv part0.csv foreign1.csv part2.csv
 refused "is not a case of the sweep its meta.json records" -- merge kept.csv part0.csv foreign1.csv part2.csv
 
-# A malformed cell (issue 28): each cell in the grammar mpbench writes, and
+# A malformed cell: each cell in the grammar mpbench writes, and
 # the columns naming the case those of its case_id.
 variant part1.csv cell1.csv s/x/x/
 awk -F, -v OFS=, 'NR == 3 { $29 = "abc" } { print }' part1.csv >cell1.csv

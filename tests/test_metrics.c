@@ -1,7 +1,7 @@
 /* Error metrics and grades on hand-made cases with known exact values
- * (grading.md "Per-case metrics", "Grades"): exact and 1-ulp results, the
- * exact value hi + lo rather than the rounded one, cancellation and the
- * 0/0, x/0 conventions, NaN/Inf outputs, each grade boundary, 2^±511
+ * (README "Accuracy: the reference and the grades"): exact and 1-ulp
+ * results, the exact value hi + lo rather than the rounded one, cancellation
+ * and the 0/0, x/0 conventions, NaN/Inf outputs, each grade boundary, 2^±511
  * entries, the fp32 unit roundoff, non-finite inputs and out-of-range
  * results. No MPFR: every reference is built here. */
 #include <math.h>

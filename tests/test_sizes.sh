@@ -1,5 +1,5 @@
 #!/bin/sh
-# Cases too large for the machine (issue 15): a byte count that overflows
+# Cases too large for the machine: a byte count that overflows
 # 64 bits (--size 2^31; --m 2^31 --k 2^31 --n 1) or one beyond the host's
 # available memory (--size 46341: 51.5 GB for A, B and C) is a
 # not_supported row whose note names the bytes needed and available,

@@ -1,5 +1,5 @@
 #!/bin/sh
-# mpbench tune end to end on the host models at n = 32 (issue 18): the CSV
+# mpbench tune end to end on the host models at n = 32: the CSV
 # columns and sidecar, a choice that meets its threshold (on the tuning seed
 # and on seed + 1), exhaustive's optimum as the floor of every other
 # strategy's predicted time under an injected cost table, and the refusals.

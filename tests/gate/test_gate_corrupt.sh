@@ -91,7 +91,7 @@ setcell "$TMP/w2.csv" $A err_max_rel 0.94999999999999996 "$TMP/worse.csv"
 expect 1 "| WORSE |" "a worse candidate" -- gate --baseline "$B" --candidate "$TMP/worse.csv"
 
 # ...and a baseline poisoned in any error cell of that case does not let it
-# pass: the row is refused, naming file, line and column (issue 28, item 2).
+# pass: the row is refused, naming file, line and column.
 for c in err_fro_rel err_max_rel err_median_rel rho_a_max rho_b_max rho_c_max; do
     for v in '' inf nan 1e+300 -1; do
         setcell "$B" $A $c "$v" "$TMP/poison.csv"
@@ -156,7 +156,7 @@ refused b "$TMP/t.csv" "min above median" "column time_ms_median (field $(col ti
 setcell "$B" $A4 noise_pct 50 "$TMP/t.csv"
 refused b "$TMP/t.csv" "noise past the spread" "column noise_pct (field $(col noise_pct)): '50' is more than"
 
-# Wrong types, in every column a verdict or the report reads (issue 28, item 5).
+# Wrong types, in every column a verdict or the report reads.
 while read -r c v; do
     [ "$v" = "''" ] && v=
     setcell "$C" $A "$c" "$v" "$TMP/ty.csv"
@@ -236,7 +236,7 @@ for c in err_fro_rel m schema_version; do
         gate --baseline "$B" --candidate "$TMP/sp.csv"
 done
 
-# Schema versions (issue 28, item 5): every row's must be the header's,
+# Schema versions: every row's must be the header's,
 # written as the writer writes it.
 for v in 3 1 4 5 04 +2 ' 2' '' 2.0; do
     setcell "$C" $A schema_version "$v" "$TMP/sv.csv"
@@ -248,14 +248,14 @@ refused c "$TMP/sv.csv" "rows of schema 3 under a schema-2 header" "$TMP/sv.csv:
 sed -e '1s/,cr_mismatch,/,/' "$ROOT/results/h100/gate/baseline.csv" >"$TMP/sv.csv"
 refused c "$TMP/sv.csv" "a header between two schemas" "$TMP/sv.csv:1: its header is not mpbench's: no column 'cr_mismatch'"
 
-# Duplicated header columns (issue 28, item 3): the last copy no longer wins.
+# Duplicated header columns: the last copy no longer wins.
 awk -F, -v OFS=, -v id=$A -v c="$(col err_fro_rel)" \
     'NR == 1 { print $0 ",err_fro_rel"; next } { v = $c } $3 == id { $c = 0.5 } { print $0 "," v }' "$TMP/worse.csv" >"$TMP/dup.csv"
 refused c "$TMP/dup.csv" "a duplicated err_fro_rel column" "$TMP/dup.csv:1: column err_fro_rel is field $(col err_fro_rel) and field 51"
 sed '1s/,case,/,note,/' "$C" >"$TMP/dup.csv"
 refused c "$TMP/dup.csv" "a column renamed to another's name" "$TMP/dup.csv:1: column note is field $(col note) and field $(col case)"
 
-# Duplicated case_id rows (issue 28, item 4): thirty failing rows then thirty
+# Duplicated case_id rows: thirty failing rows then thirty
 # clean copies.
 { head -n 31 "$C" | sed '2,$s/,ok,/,error,/'; sed -n '2,31p' "$C"; } >"$TMP/dupid.csv"
 refused c "$TMP/dupid.csv" "thirty failing rows then their clean copies" "$TMP/dupid.csv:32: case_id $(sed -n 2p "$C" | cut -d, -f3) is also on line 2"

@@ -1,7 +1,7 @@
 /* Every generator's defining property at awkward sizes (1, 2, 7, 33, 128,
  * and 10:1 shapes), for both targets, from host fills:
  * determinism and seed sensitivity, the fill equals the element function,
- * and per generator the construction of gen_element.h / grading.md
+ * and per generator the construction of gen_element.h / README "Generators"
  * (zero rows, disjoint supports, exact Test 2 diagonal, exponent ranges,
  * injection rates …). Generators built on the N(0,1) base are compared with
  * randn of the same seed (they share its stream: gen_element.h stream map).

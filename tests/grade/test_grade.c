@@ -4,7 +4,7 @@
  *    inner-scaling bits of randn, native special values;
  *  - one-level Strassen earns C and Test 1 finds it Strassen-like;
  *  - W-bit fixed point is Test 2 fixed, never A, and its b* moves by
- *    (W2 − W1)/2 between two budgets (grading.md: it fails near 2b + 53 > W);
+ *    (W2 − W1)/2 between two budgets (it fails near 2b + 53 > W);
  *  - the verdict rules on hand-made observations: a harness inconsistency
  *    gives exit 1, C is kept only for a Strassen-like configuration. */
 #include <math.h>

@@ -1,4 +1,4 @@
-/* The yardsticks of specs/schemes.md "Performance yardsticks": the rate of
+/* The yardsticks of the emulation schemes' efficiency: the rate of
  * one low-precision cuBLAS GEMM at each square size, measured the way
  * mpbench times a scheme (CUDA events, warm-ups, median of the reps). A
  * scheme built from P such GEMMs has efficiency P·t(one GEMM)/t(scheme), so
@@ -6,11 +6,11 @@
  *
  * Paths: INT8→INT32 with op(A) = T ("TN", the layout cuBLAS's IMMA kernels
  * prefer) and with op(A) = N, both whole and split into column blocks of B
- * (specs/h200.md: blocking the INT8 calls along n recovers the rate lost at
- * 16384); FP16→FP32 and BF16→FP32 (NN); TF32 (NN); DGEMM (NN); and
- * mpbench's own tensor-core engine (kernels/tc) with one plane pair of FP16,
+ * (blocking the INT8 calls along n recovers the rate lost at 16384:
+ * kernels/common/README.md); FP16→FP32 and BF16→FP32 (NN); TF32 (NN);
+ * DGEMM (NN); and mpbench's own tensor-core engine (kernels/tc) with one plane pair of FP16,
  * BF16 and TF32 (`engine_*`: K-major operands, the layout its planes have),
- * the yardstick issue 16 sets it against cuBLAS's FP16 GEMM in the same run.
+ * measured against cuBLAS's FP16 GEMM in the same run.
  * Inputs are uniform random in each format (not zeros: a tensor core's
  * power draw, and so its clock under the power cap, depends on the bits).
  *
@@ -25,8 +25,8 @@
  * Output: one CSV line per (path, n, blocks, warm):
  * path,n,blocks,warm,ms_median,tops.
  *
- * bench_lowp_gemm --int8 [N...] is the INT8 comparison of issue 30: cuBLAS's
- * `int8_tn` (whole, and in 2 and 4 column blocks) beside the engine's plain
+ * bench_lowp_gemm --int8 [N...] is the INT8 comparison of
+ * results/h200/int8-engine/: cuBLAS's `int8_tn` (whole, and in 2 and 4 column blocks) beside the engine's plain
  * INT8 GEMM (kernels/tc/tc_i8.h) on the same K-major operands, one product
  * per launch without and with the 2-CTA cluster (`engine_int8_c1`, `_c2`),
  * and 15 products of their own operands in one launch (Ozaki-II's products
@@ -34,8 +34,9 @@
  * (`engine_int8_x15_mod`, moduli 255, 253, ...), tops counting every
  * product's 2n^3. Same output format; the plans are described on stderr.
  *
- * bench_lowp_gemm --stages [N...] is E5's pipeline-depth ablation
- * (specs/egemm.md; EGEMM-TC Fig. 11 credits its scheduling with 1.14x):
+ * bench_lowp_gemm --stages [N...] is the pipeline-depth ablation
+ * (results/h200/fp32-emulation/lowp-gemm-stages.csv; EGEMM-TC, Feng et al.,
+ * PPoPP'21, Fig. 11 credits its scheduling with 1.14x):
  * the engine with FP16 planes, one pair (`engine_fp16`) and egemm's four
  * (`engine_fp16_egemm`: 2+2 planes, lo*lo, lo*hi, hi*lo, hi*hi), at every
  * depth from two stages to the deepest that fits, sustained only. Output:

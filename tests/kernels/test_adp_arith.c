@@ -142,7 +142,7 @@ static void test_esc_random(void)
     }
 }
 
-/* Test 2 (specs/grading.md): row r of A and column c of B, cyclic shifts of
+/* Demmel et al.'s Test 2 (README "Generators", test2): row r of A and column c of B, cyclic shifts of
  * y_i = x_i·2^j_i and z_i = x_i·2^−j_i. */
 static void test_esc_test2(void)
 {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The adp host model against the exact MPFR reference, through `mpbench run`
-# (specs/schemes.md "adp", specs/grading.md):
+# (kernels/adp/README.md, README "Accuracy: the reference and the grades"):
 #  - fallback=on, decision=eager, both engines: grade A on the battery at
 #    small sizes, the emulated path taken where the bits fit (fallback 0 on
 #    phi/uniform/randn) by the engine asked for (engine=crt: CRT where its

@@ -44,7 +44,7 @@ static double fp16_rz_reference(double x)
 static void remainder_bounds(void)
 {
     /* Where the splits keep every bit: FP16 from 2^-2 (below, lo goes
-     * subnormal; specs/egemm.md §1) to the top binade that rowcol scaling
+     * subnormal) to the top binade that rowcol scaling
      * fills; TF32 and BF16 over most of FP32's range. */
     static const struct {
         enum fs_split kind;
