@@ -13,6 +13,7 @@
 #include "record/case_row.h"
 #include "cli/cli.h"
 #include "record/csv.h"
+#include "record/env.h"
 #include "grade/grade.h"
 #include "grade/grade_devices.h"
 #include "record/meta.h"
@@ -588,6 +589,8 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
         exit_code = MPB_EXIT_RUNTIME;
         goto done;
     }
+    if (g->csv_path || g->cases_path)
+        mpb_env_header(stdout, meta.dev);
     if (devices) {
         struct mpb_grade_devices d = {.cfgs = cfgs, .n_cfgs = n_cfgs, .shapes = shapes, .n_shapes = n_shapes,
                                       .seeds = (int)g->seeds, .argc = g->argc, .argv = g->argv, .run_id = run_id,

@@ -14,6 +14,8 @@
 #include "cli/cli.h"
 #include "workers/devices.h"
 #include "record/dump.h"
+#include "record/env.h"
+#include "record/jsonl.h"
 #include "case/hash.h"
 #include "record/meta.h"
 #include "record/outpath.h"
@@ -69,6 +71,7 @@ struct run_state {
     struct mpb_case *cases;
     int n_cases;
     struct mpb_csv *csv;
+    struct mpb_jsonl *jsonl; /* --jsonl; NULL: none */
     char *previous_meta;
     char meta_path[4096];
     struct mpb_run_meta meta;
@@ -201,6 +204,10 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
             mpb_cli_error("run", "writing %s failed: %m", plan->csv_path);
             io_failed = true;
         }
+        if (st->jsonl && !mpb_jsonl_write(st->jsonl, &o.row)) {
+            mpb_cli_error("run", "writing %s failed: %m", plan->jsonl_path);
+            io_failed = true;
+        }
         m->cases_run++;
         m->status_counts[o.res.status]++;
         mpb_summary_add(&st->summary, c, &o.res, o.metrics);
@@ -270,6 +277,16 @@ static bool resumable_row(char **fields, void *arg, char *why, size_t why_len)
     return mpb_row_is_case(fields, *c, why, why_len);
 }
 
+static bool reopen_jsonl(struct run_state *st)
+{
+    char why[512];
+    bool closed = mpb_jsonl_close(st->jsonl);
+    st->jsonl = closed ? mpb_jsonl_open(st->plan.jsonl_path, st->plan.csv_path, why, sizeof why) : NULL;
+    if (!st->jsonl)
+        mpb_cli_error("run", "--jsonl %s: %s", st->plan.jsonl_path, closed ? why : "closing it failed");
+    return st->jsonl != NULL;
+}
+
 static int run_plan(struct run_state *st, int argc, char **argv)
 {
     struct mpb_plan *plan = &st->plan;
@@ -333,7 +350,8 @@ static int run_plan(struct run_state *st, int argc, char **argv)
      * --devices FILE is sorted at the end and renamed into place (outpath.h). */
     if ((plan->dump_dir && !mpb_dump_check(plan->dump_dir, why, sizeof why)) ||
         (to_file && !mpb_meta_check(st->meta_path, why, sizeof why)) ||
-        (to_file && devices && !mpb_outpath_check(plan->csv_path, why, sizeof why))) {
+        (to_file && devices && !mpb_outpath_check(plan->csv_path, why, sizeof why)) ||
+        (plan->jsonl_path && !mpb_jsonl_check(plan->jsonl_path, plan->csv_path, why, sizeof why))) {
         mpb_cli_error("run", "%s", why);
         return MPB_EXIT_USAGE;
     }
@@ -349,6 +367,11 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         mpb_cli_error("run", "--csv %s: %s", plan->csv_path, why);
         return MPB_EXIT_USAGE;
     }
+    /* Made from the CSV now that its rows are known good (--resume). */
+    if (plan->jsonl_path && !(st->jsonl = mpb_jsonl_open(plan->jsonl_path, plan->csv_path, why, sizeof why))) {
+        mpb_cli_error("run", "--jsonl %s: %s", plan->jsonl_path, why);
+        return MPB_EXIT_USAGE;
+    }
     mpb_make_run_id(run_id, sizeof run_id);
     join_tags(plan, tags, sizeof tags);
     struct mpb_run_meta *m = &st->meta;
@@ -361,6 +384,8 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         mpb_cli_error("run", "cannot write %s: %m", st->meta_path);
         return MPB_EXIT_RUNTIME;
     }
+    /* stdout, as MAGMA's testers print theirs, unless stdout is the CSV */
+    mpb_env_header(to_file ? stdout : stderr, m->dev);
     struct mpb_row_context ctx = {.run_id = run_id, .dev = m->dev, .warmup = runner.warmup,
                                   .reps = runner.reps, .tags = tags,
                                   .ref = mpb_ref_name(plan->ref)};
@@ -372,6 +397,11 @@ static int run_plan(struct run_state *st, int argc, char **argv)
                                      .show_progress = plan->progress == MPB_PROGRESS_ALWAYS ||
                                                       (plan->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO))};
         exit_code = mpb_devices_sweep(&dr, st->devices, &io_failed);
+        /* the CSV is now in expansion order: the JSON Lines follow it */
+        if (st->jsonl && !reopen_jsonl(st)) {
+            io_failed = true;
+            exit_code = exit_code == MPB_EXIT_OK ? MPB_EXIT_RUNTIME : exit_code;
+        }
         if (exit_code == MPB_EXIT_OK)
             exit_code = finish_exit_code(m, io_failed);
     } else {
@@ -404,6 +434,8 @@ int mpb_cmd_run(int argc, char **argv)
         exit_code = run_plan(&st, argc, argv);
     }
     if (st.csv && !mpb_csv_close(st.csv) && exit_code == MPB_EXIT_OK)
+        exit_code = MPB_EXIT_RUNTIME;
+    if (st.jsonl && !mpb_jsonl_close(st.jsonl) && exit_code == MPB_EXIT_OK)
         exit_code = MPB_EXIT_RUNTIME;
     mpb_summary_free(&st.summary);
     free(st.previous_meta);

@@ -24,6 +24,7 @@ static void usage(FILE *f)
           "  merge      merge the shard CSVs of one sweep into one (mpbench merge --help)\n"
           "  probe      what the tensor cores compute on this GPU: a model fitted bit for bit,\n"
           "             with the evidence (mpbench probe --help)\n"
+          "  env        print the GPUs, driver, libraries, build and host (mpbench env --help)\n"
           "  version    print the version and commit\n"
           "\n"
           "Exit codes: 0 ok, 1 incorrect result, 2 usage error, 3 runtime error,\n"
@@ -63,6 +64,7 @@ static const struct command {
     {"gate", mpb_cmd_gate, NULL},
     {"probe", mpb_cmd_probe, NULL},
     {"merge", mpb_cmd_merge, NULL},
+    {"env", mpb_cmd_env, NULL},
     {"rank", mpb_multi_part, NULL}, /* hidden: a part of a case over several GPUs (src/case/multi.h) */
     {"version", version, NULL},
     {"--version", version, NULL},

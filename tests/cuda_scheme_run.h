@@ -25,7 +25,7 @@ static inline bool test_cuda_run(struct mpb_cuda_env *env, const struct mpb_sche
     const struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = target, .a = da, .b = db, .c = dc};
     double times[2];
     ok = ok && ops->setup(env, &g, params, &state) == MPB_STATUS_OK;
-    ok = ok && mpb_cuda_time(env, ops, state, &g, 1, 0, 2, times, phase) == MPB_STATUS_OK;
+    ok = ok && mpb_cuda_time(env, ops, state, &g, 1, 0, 2, times, phase, NULL) == MPB_STATUS_OK;
     ok = ok && (!ops->report || ops->report(env, state, info) == MPB_STATUS_OK);
     ok = ok && mpb_cuda_download(env, c, dc, bytes_c) == MPB_STATUS_OK;
     if (state)

@@ -251,7 +251,7 @@ static void run_cuda_part(const struct multi_job *job, struct part *p, double *t
         return;
     }
     rep->setup_ms = mpb_now_ms() - t0;
-    if (mpb_cuda_time(p->env, ops->calls, state, &g, job->warmup, 0, job->reps, times, phase_ms) != MPB_STATUS_OK)
+    if (mpb_cuda_time(p->env, ops->calls, state, &g, job->warmup, 0, job->reps, times, phase_ms, NULL) != MPB_STATUS_OK)
         part_failure(p, &rep->st, "timed calls");
     else if (ops->calls->report(p->env, state, &rep->info) != MPB_STATUS_OK)
         part_failure(p, &rep->st, "reading back what the scheme did");

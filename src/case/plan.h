@@ -54,6 +54,7 @@ struct mpb_plan {
     int64_t ref_samples;     /* random entries checked above the full-check size */
     const char *csv_path;    /* "-" = stdout */
     const char *dump_dir;    /* --dump: NULL = none */
+    const char *jsonl_path;  /* --jsonl: NULL = none */
     bool resume;
     int shard_index, shard_count;
     enum mpb_progress progress;

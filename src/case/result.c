@@ -29,6 +29,18 @@ void mpb_result_free(struct mpb_result *res)
     res->a = res->b = res->c = NULL;
 }
 
+void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e, int calls)
+{
+    bool measured = calls > 0 && e->joules > 0 && e->seconds > 0;
+    res->power_w = measured ? e->joules / e->seconds : NAN;
+    res->joules_per_call = measured ? e->joules / calls : NAN;
+}
+
+double mpb_result_gflops_per_w(const struct mpb_result *res, int64_t m, int64_t n, int64_t k)
+{
+    return 2.0 * (double)m * (double)n * (double)k * 1e-9 / res->joules_per_call;
+}
+
 size_t mpb_host_memory_available(void)
 {
     FILE *f = fopen("/proc/meminfo", "r");

@@ -35,9 +35,20 @@ struct mpb_result {
     uint64_t out_hash;                  /* mpb_hash_words over C's bytes, column-major */
     void *a, *b, *c;                    /* host copies when keep_data, else NULL */
     double max_abs_vs_native;           /* max |C - C_native| over C (EGEMM-TC's metric), NaN if not run */
+    double power_w;                     /* mean board power over the timed calls, NaN if not measured */
+    double joules_per_call;             /* the board's energy of one timed call, NaN if not measured */
 };
 
 void mpb_result_free(struct mpb_result *res);
+
+/* power_w and joules_per_call from the energy of `calls` timed calls:
+ * W = J / s over the window, J per call = J / calls (NaN without a
+ * measurement). */
+void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e, int calls);
+
+/* GFLOP/s per watt, that is GFLOP per joule: 2·m·n·k flops of one call over
+ * its joules; NaN without a measurement. */
+double mpb_result_gflops_per_w(const struct mpb_result *res, int64_t m, int64_t n, int64_t k);
 
 /* The output's summary (out_hash, nonfinite) from C on the host. */
 void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t);

@@ -31,6 +31,7 @@ static void result_init(struct mpb_result *res)
     res->info.slices = -1;
     res->info.fallback = -1;
     res->max_abs_vs_native = NAN;
+    res->power_w = res->joules_per_call = NAN;
 }
 
 /* ---- the memory a case needs ------------------------------------------ */
@@ -350,8 +351,9 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
         snprintf(res->note, sizeof res->note, "out of host memory");
         goto done;
     }
+    struct mpb_energy energy;
     if (mpb_cuda_time(env, ops, state, &g, r->warmup, r->warmup_ms, r->reps, times,
-                      res->phase_ms) != MPB_STATUS_OK) {
+                      res->phase_ms, &energy) != MPB_STATUS_OK) {
         cuda_failure(r, res, "timed calls");
         goto done;
     }
@@ -361,6 +363,7 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     }
     res->time_ms = mpb_timing_stats(times, r->reps);
     res->tflops = 2.0 * (double)c->m * (double)c->n * (double)c->k / (res->time_ms.median * 1e-3) / 1e12;
+    mpb_result_set_energy(res, &energy, r->reps);
     void *hc = NULL;
     if (!download_copy(r, res, &hc, out, c->m * c->n, g.target))
         goto done;

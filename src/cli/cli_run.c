@@ -14,7 +14,8 @@ void mpb_cli_run_help(void)
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
 "                   [--reps N] [--warmup N] [--warmup-ms MS] [--backend auto|cuda|host]\n"
 "                   [--ref mpfr|dd|none] [--ref-samples N] [--dump DIR]\n"
-"                   [--csv FILE|-] [--resume] [--shard I/N] [--devices all|LIST]\n"
+"                   [--csv FILE|-] [--jsonl FILE] [--resume] [--shard I/N]\n"
+"                   [--devices all|LIST]\n"
 "                   [--progress auto|always|never]\n"
 "                   [--vs-native] [--dry-run] [--tag K=V]...\n"
 "\n"
@@ -49,6 +50,10 @@ void mpb_cli_run_help(void)
 "                         host, saying so\n"
 "  --csv FILE|-           where rows go (default -, stdout); FILE also gets\n"
 "                         FILE.meta.json and a summary table on stdout\n"
+"  --jsonl FILE           also write the rows to FILE as JSON Lines: one object per\n"
+"                         row, numbers as numbers, empty cells as null, params and\n"
+"                         gen_params as objects (README \"mpbench run\"); with\n"
+"                         --resume it is made again from the CSV's rows first\n"
 "  --resume               keep FILE's rows and run only cases it lacks (by case_id);\n"
 "                         a run locks FILE: a second one on it is refused\n"
 "  --shard I/N            run only cases whose index % N == I (0 <= I < N)\n"
@@ -220,6 +225,10 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             if (!*val)
                 return MPB_PARSE_ERROR;
             plan->csv_path = val;
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--jsonl"))) {
+            if (!*val)
+                return MPB_PARSE_ERROR;
+            plan->jsonl_path = val;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--dump"))) {
             if (!*val)
                 return MPB_PARSE_ERROR;

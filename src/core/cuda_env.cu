@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cuda_check.h"
+#include "mpb_nvml.h"
 #include "scheme.h"
 
 /* Marks one instrumented call may make; a scheme that loops over k blocks
@@ -467,11 +468,25 @@ static enum mpb_status warm_up(struct mpb_cuda_env *env, const struct mpb_scheme
     return st;
 }
 
+/* The timed calls: events around each, one wait after the last. */
+static enum mpb_status timed_loop(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops, void *state,
+                                  const struct mpb_gemm *g, int reps, cudaEvent_t *ev)
+{
+    for (int r = 0; r < reps; r++) {
+        MPB_CUDA_TRY(env, cudaEventRecord(ev[2 * r], env->stream));
+        enum mpb_status st = ops->run(env, state, g, NULL);
+        if (st != MPB_STATUS_OK)
+            return st;
+        MPB_CUDA_TRY(env, cudaEventRecord(ev[2 * r + 1], env->stream));
+    }
+    return env_sync(env, __FILE__, __LINE__);
+}
+
 static enum mpb_status time_calls(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
                                   void *state, const struct mpb_gemm *g, int warmup,
                                   int warmup_ms, int reps, cudaEvent_t *ev,
                                   struct mpb_phase_clock *clock, double *times_ms,
-                                  double *phase_ms)
+                                  double *phase_ms, struct mpb_energy *energy)
 {
     for (int i = 0; i < 2 * reps; i++)
         MPB_CUDA_TRY(env, cudaEventCreate(&ev[i]));
@@ -481,14 +496,11 @@ static enum mpb_status time_calls(struct mpb_cuda_env *env, const struct mpb_sch
     enum mpb_status st = warm_up(env, ops, state, g, warmup, warmup_ms);
     if (st != MPB_STATUS_OK)
         return st;
-    for (int r = 0; r < reps; r++) {
-        MPB_CUDA_TRY(env, cudaEventRecord(ev[2 * r], env->stream));
-        st = ops->run(env, state, g, NULL);
-        if (st != MPB_STATUS_OK)
-            return st;
-        MPB_CUDA_TRY(env, cudaEventRecord(ev[2 * r + 1], env->stream));
-    }
-    st = env_sync(env, __FILE__, __LINE__);
+    /* The warm-up ended with a wait: the window holds the timed calls alone. */
+    struct mpb_energy_meter *meter = energy ? mpb_energy_start(env->info.uuid) : NULL;
+    st = timed_loop(env, ops, state, g, reps, ev);
+    if (energy && !mpb_energy_stop(meter, &energy->joules, &energy->seconds))
+        energy->joules = energy->seconds = NAN;
     if (st != MPB_STATUS_OK)
         return st;
     for (int r = 0; r < reps; r++) {
@@ -503,10 +515,13 @@ extern "C" enum mpb_status mpb_cuda_time(struct mpb_cuda_env *env,
                                          const struct mpb_scheme_cuda *ops, void *state,
                                          const struct mpb_gemm *g, int warmup, int warmup_ms,
                                          int reps, double *times_ms,
-                                         double phase_ms[MPB_PHASE_COUNT])
+                                         double phase_ms[MPB_PHASE_COUNT],
+                                         struct mpb_energy *energy)
 {
     for (int p = 0; p < MPB_PHASE_COUNT; p++)
         phase_ms[p] = NAN;
+    if (energy)
+        energy->joules = energy->seconds = NAN;
     if (reps < 0 || warmup < 0 || warmup_ms < 0)
         return mpb_cuda_fail(env, "mpb_cuda_time: negative warmup or reps", __FILE__, __LINE__);
     cudaEvent_t *ev = (cudaEvent_t *)calloc((size_t)reps * 2 + 1, sizeof *ev);
@@ -514,7 +529,7 @@ extern "C" enum mpb_status mpb_cuda_time(struct mpb_cuda_env *env,
     enum mpb_status st;
     if (ev && clock)
         st = time_calls(env, ops, state, g, warmup, warmup_ms, reps, ev, clock, times_ms,
-                        phase_ms);
+                        phase_ms, energy);
     else
         st = mpb_cuda_fail(env, "out of host memory for timing events", __FILE__, __LINE__);
     for (int i = 0; ev && i < 2 * reps; i++)
@@ -528,4 +543,18 @@ extern "C" enum mpb_status mpb_cuda_time(struct mpb_cuda_env *env,
     free(ev);
     free(clock);
     return st;
+}
+
+extern "C" void mpb_cuda_library_versions(int *runtime, int *cublas)
+{
+    int major, minor, patch;
+    if (cudaRuntimeGetVersion(runtime) != cudaSuccess)
+        *runtime = 0;
+    /* cublasGetProperty needs no handle, hence no GPU */
+    if (cublasGetProperty(MAJOR_VERSION, &major) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(MINOR_VERSION, &minor) == CUBLAS_STATUS_SUCCESS &&
+        cublasGetProperty(PATCH_LEVEL, &patch) == CUBLAS_STATUS_SUCCESS)
+        *cublas = major * 10000 + minor * 100 + patch;
+    else
+        *cublas = 0;
 }

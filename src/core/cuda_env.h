@@ -82,15 +82,27 @@ enum mpb_phase { MPB_PHASE_SPLIT = 0, MPB_PHASE_GEMM, MPB_PHASE_ACCUM, MPB_PHASE
 struct mpb_phase_clock;
 void mpb_phase_mark(struct mpb_phase_clock *clock, enum mpb_phase phase);
 
+/* The board energy of the `reps` timed calls and the wall time it was
+ * measured over (mpb_nvml.h); NaN where NVML could not measure it. */
+struct mpb_energy {
+    double joules, seconds;
+};
+
 /* Times of `reps` calls of scheme->run after `warmup` untimed ones, and
  * after more untimed ones until `warmup_ms` ms have passed since the first
  * (0: none), events around each timed call; then one instrumented call for
  * the phases (ms, NaN for a phase the scheme never marked). `times_ms` has
- * `reps` entries. */
+ * `reps` entries. With `energy`, the energy of the timed calls. */
 struct mpb_scheme_cuda;
 enum mpb_status mpb_cuda_time(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
                               void *state, const struct mpb_gemm *g, int warmup, int warmup_ms,
-                              int reps, double *times_ms, double phase_ms[MPB_PHASE_COUNT]);
+                              int reps, double *times_ms, double phase_ms[MPB_PHASE_COUNT],
+                              struct mpb_energy *energy);
+
+/* The CUDA runtime and cuBLAS versions this binary runs with (12080,
+ * 130100, as cudaRuntimeGetVersion and cublasGetVersion give them); 0 for
+ * one that cannot be read. Needs no GPU. */
+void mpb_cuda_library_versions(int *runtime, int *cublas);
 
 #ifdef __cplusplus
 }

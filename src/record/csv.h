@@ -11,8 +11,9 @@
 #include <sys/types.h>
 
 /* 1: through tags; 2: ref_check (--ref dd) and cr_mismatch appended; 3:
- * max_abs_vs_native (--vs-native) appended; 4: gpu_uuid appended. */
-#define MPB_CSV_SCHEMA_VERSION 4
+ * max_abs_vs_native (--vs-native) appended; 4: gpu_uuid appended; 5:
+ * power_w, joules_per_call and gflops_per_w (NVML) appended. */
+#define MPB_CSV_SCHEMA_VERSION 5
 
 #define MPB_CSV_COLUMNS(X)                                                                 \
     X(schema_version) X(run_id) X(case_id) X(scheme) X(scheme_version) X(params) X(target)  \
@@ -22,7 +23,8 @@
     X(err_max_rel) X(err_median_rel) X(rho_a_max) X(rho_b_max) X(rho_c_max) X(grade)        \
     X(nonfinite) X(out_hash) X(status) X(note) X(gpu_name) X(driver_version)                \
     X(cuda_runtime) X(cublas_version) X(mpbench_version) X(git_sha) X(settings) X(case)     \
-    X(tags) X(ref_check) X(cr_mismatch) X(max_abs_vs_native) X(gpu_uuid)
+    X(tags) X(ref_check) X(cr_mismatch) X(max_abs_vs_native) X(gpu_uuid)        \
+    X(power_w) X(joules_per_call) X(gflops_per_w)
 
 enum mpb_col {
 #define MPB_COL_ENUM(name) MPB_COL_##name,

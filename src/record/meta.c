@@ -1,16 +1,17 @@
 #include "record/meta.h"
 
 #include <errno.h>
+#include <math.h>
 #include <gmp.h>
 #include <mpfr.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "case/accuracy.h"
 #include "record/csv.h"
+#include "record/env.h"
 #include "case/hash.h"
 #include "record/outpath.h"
 #include "record/version.h"
@@ -94,96 +95,76 @@ char *mpb_meta_previous_runs(const char *path, char *why, size_t why_len)
     return text;
 }
 
-/* First "model name" of /proc/cpuinfo, or "". */
-static void cpu_model(char *buf, size_t len)
+/* A number, or null for NaN (JSON has no NaN). */
+static void json_number(FILE *f, double x)
 {
-    buf[0] = '\0';
-    FILE *f = fopen("/proc/cpuinfo", "r");
-    if (!f)
+    if (isnan(x))
+        fputs("null", f);
+    else
+        fprintf(f, "%.17g", x);
+}
+
+/* NVML's view of the GPU now (env.h); null where NVML does not see it. */
+static void write_gpu_state(FILE *f, const struct mpb_env_gpu *g)
+{
+    const struct mpb_nvml_gpu *s = &g->nvml;
+    if (!g->have_nvml) {
+        fputs("null", f);
         return;
-    char line[512];
-    while (fgets(line, sizeof line, f)) {
-        char *colon = strchr(line, ':');
-        if (strncmp(line, "model name", 10) == 0 && colon) {
-            snprintf(buf, len, "%s", colon + 2);
-            buf[strcspn(buf, "\n")] = '\0';
-            break;
-        }
     }
-    fclose(f);
+    fprintf(f, "{\"sm_clock_mhz\": %d, \"max_sm_clock_mhz\": %d, \"mem_clock_mhz\": %d, \"max_mem_clock_mhz\": %d, "
+               "\"power_limit_w\": ", s->sm_clock_mhz, s->max_sm_clock_mhz, s->mem_clock_mhz, s->max_mem_clock_mhz);
+    json_number(f, s->power_limit_w);
+    fputs(", \"power_w\": ", f);
+    json_number(f, s->power_w);
+    fprintf(f, ", \"temperature_c\": %d, \"pstate\": %d, \"energy_counter\": %s}", s->temperature_c, s->pstate,
+            s->energy_counter ? "true" : "false");
 }
 
-/* Clocks, power and persistence as nvidia-smi reports them now (it is the
- * only source without linking NVML); "" when it is absent. */
-static void gpu_state(const char *uuid, char *buf, size_t len)
+static void write_device(FILE *f, const struct mpb_env_gpu *g)
 {
-    char cmd[256];
-    buf[0] = '\0';
-    snprintf(cmd, sizeof cmd,
-             "nvidia-smi --query-gpu=clocks.sm,clocks.max.sm,clocks.mem,clocks.max.mem,power.limit,"
-             "temperature.gpu,persistence_mode,pstate --format=csv,noheader -i %s 2>/dev/null",
-             uuid);
-    FILE *p = popen(cmd, "r");
-    if (!p)
-        return;
-    if (!fgets(buf, (int)len, p))
-        buf[0] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    pclose(p);
-}
-
-static void write_device(FILE *f, const struct mpb_device_info *d)
-{
-    char state[256];
-    gpu_state(d->uuid, state, sizeof state);
+    const struct mpb_device_info *d = &g->cuda;
     fprintf(f, ",\n  \"gpu\": {\"name\": ");
     mpb_json_string(f, d->name);
     fprintf(f, ", \"uuid\": ");
     mpb_json_string(f, d->uuid);
     fprintf(f, ", \"compute_capability\": \"%d.%d\", \"sm_count\": %d, \"total_mem_bytes\": %zu, "
                "\"l2_bytes\": %d, \"max_sm_clock_khz\": %d, \"max_mem_clock_khz\": %d, "
-               "\"mem_bus_width\": %d,\n   \"nvidia_smi_now\": ",
+               "\"mem_bus_width\": %d,\n   \"nvml_now\": ",
             d->cc_major, d->cc_minor, d->sm_count, d->total_mem, d->l2_bytes, d->clock_khz,
             d->mem_clock_khz, d->mem_bus_width);
-    mpb_json_string(f, state);
-    fprintf(f, ", \"nvidia_smi_fields\": \"clocks.sm, clocks.max.sm, clocks.mem, clocks.max.mem, "
-               "power.limit, temperature.gpu, persistence_mode, pstate\"},\n");
+    write_gpu_state(f, g);
+    fprintf(f, "},\n");
     fprintf(f, "  \"driver\": {\"release\": ");
     mpb_json_string(f, d->driver_string);
     fprintf(f, ", \"cuda_driver_api\": %d, \"cuda_runtime\": %d, \"cublas\": %d}", d->driver_version,
             d->runtime_version, d->cublas_version);
 }
 
-static void write_host(FILE *f)
+static void write_host(FILE *f, const struct mpb_env *e)
 {
-    struct utsname u;
-    char host[256] = "", cpu[256];
-    gethostname(host, sizeof host);
-    cpu_model(cpu, sizeof cpu);
-    if (uname(&u) != 0)
-        memset(&u, 0, sizeof u);
     fprintf(f, ",\n  \"host\": {\"hostname\": ");
-    mpb_json_string(f, host);
+    mpb_json_string(f, e->hostname);
     fprintf(f, ", \"os\": ");
-    char os[600];
-    snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
-    mpb_json_string(f, os);
+    mpb_json_string(f, e->os);
     fprintf(f, ", \"cpu\": ");
-    mpb_json_string(f, cpu);
-    fprintf(f, ", \"cpus\": %ld, \"mem_bytes\": %lld}", sysconf(_SC_NPROCESSORS_ONLN),
-            (long long)sysconf(_SC_PHYS_PAGES) * sysconf(_SC_PAGESIZE));
+    mpb_json_string(f, e->cpu);
+    fprintf(f, ", \"cpus\": %ld, \"mem_bytes\": %lld}", e->cpus, e->mem_bytes);
 }
 
 static void write_build(FILE *f)
 {
     fprintf(f, ",\n  \"mpbench\": {\"version\": \"%s\", \"git_sha\": ", MPB_VERSION);
     mpb_json_string(f, mpb_git_sha);
-    fprintf(f, ", \"cuda_archs\": \"%s\", \"c_compiler\": ", MPB_CUDA_ARCHS);
+    fprintf(f, ", \"cuda_archs\": \"%s\", \"buildtype\": ", MPB_CUDA_ARCHS);
+    mpb_json_string(f, MPB_BUILDTYPE);
+    fprintf(f, ", \"sanitize\": ");
+    mpb_json_string(f, MPB_SANITIZE);
+    fprintf(f, ", \"c_compiler\": ");
     mpb_json_string(f, MPB_C_COMPILER);
     fprintf(f, ", \"cuda_compiler\": ");
     mpb_json_string(f, MPB_CUDA_COMPILER);
-    fprintf(f, ", \"flags\": \"-ffp-contract=off, nvcc -fmad=false\", \"csv_schema_version\": %d},\n",
-            MPB_CSV_SCHEMA_VERSION);
+    fprintf(f, ", \"flags\": \"%s\", \"csv_schema_version\": %d},\n", MPB_BUILD_FLAGS, MPB_CSV_SCHEMA_VERSION);
     fprintf(f, "  \"libraries\": {\"mpfr\": \"%s\", \"gmp\": \"%s\"}", mpfr_get_version(), gmp_version);
 }
 
@@ -215,10 +196,15 @@ static void write_run(FILE *f, const struct mpb_run_meta *m)
     for (int s = 0; s <= MPB_STATUS_SKIPPED; s++)
         fprintf(f, ", \"%s\": %d", mpb_status_name((enum mpb_status)s), m->status_counts[s]);
     fprintf(f, ", \"interrupted\": %s}", m->interrupted ? "true" : "false");
-    write_host(f);
+    struct mpb_env *e = malloc(sizeof *e); /* large: a slot per GPU */
+    if (e) {
+        mpb_env_gather(e, m->dev, m->dev ? 1 : 0);
+        write_host(f, e);
+    }
     write_build(f);
-    if (m->dev)
-        write_device(f, m->dev);
+    if (e && m->dev)
+        write_device(f, &e->gpus[0]);
+    free(e);
     if (m->n_devices) {
         fputs(",\n  \"devices\": [", f);
         for (int d = 0; d < m->n_devices; d++) {

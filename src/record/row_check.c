@@ -41,7 +41,8 @@ static const enum cell cells[MPB_COL_COUNT] = {
     [MPB_COL_grade] = GRADE_OPT, [MPB_COL_nonfinite] = COUNT_OPT, [MPB_COL_out_hash] = HASH_OPT,
     [MPB_COL_status] = STATUS, [MPB_COL_mpbench_version] = WORD, [MPB_COL_git_sha] = WORD,
     [MPB_COL_case] = WORD, [MPB_COL_ref_check] = REAL_OPT, [MPB_COL_cr_mismatch] = COUNT_OPT,
-    [MPB_COL_max_abs_vs_native] = REAL_OPT,
+    [MPB_COL_max_abs_vs_native] = REAL_OPT, [MPB_COL_power_w] = REAL_OPT, [MPB_COL_joules_per_call] = REAL_OPT,
+    [MPB_COL_gflops_per_w] = REAL_OPT,
 };
 
 /* An integer exactly as %PRId64 prints it (no leading zeros, no "-0"), at least lo. */
@@ -107,6 +108,14 @@ static bool cell_ok(enum cell kind, const char *s)
         return false;
     }
     return false;
+}
+
+bool mpb_row_col_numeric(enum mpb_col c)
+{
+    switch (cells[c]) {
+    case SCHEMA: case INTEGER: case DIM: case COUNT: case COUNT_OPT: case INT_OPT: case REAL_OPT: return true;
+    default: return false;
+    }
 }
 
 bool mpb_row_cells_check(char **fields, char *why, size_t why_len)

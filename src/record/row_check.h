@@ -9,10 +9,15 @@
 #include <stddef.h>
 
 #include "case/plan.h"
+#include "record/csv.h"
 
 /* fields: the MPB_COL_COUNT cells of a row of this schema_version. False
  * with a sentence naming the column and the cell. */
 bool mpb_row_cells_check(char **fields, char *why, size_t why_len);
+
+/* Whether column c holds a number when it is not empty (its cells are
+ * integers or %.17g reals): for the JSON Lines writer. */
+bool mpb_row_col_numeric(enum mpb_col c);
 
 /* Whether case_id, case, scheme, params, target, impl, m, n, k, gen,
  * gen_params and seed are those of case c; false naming the first that is not. */

@@ -223,7 +223,7 @@ static enum mpb_status gemm_cuda(const struct mpb_tune_exec *x, const struct mpb
     }
     if (st == MPB_STATUS_OK && time_ms) {
         stage = "timed calls";
-        st = mpb_cuda_time(x->env, ops, state, g, x->warmup, 0, x->reps, times, phases);
+        st = mpb_cuda_time(x->env, ops, state, g, x->warmup, 0, x->reps, times, phases, NULL);
         if (st == MPB_STATUS_OK)
             *time_ms = mpb_timing_stats(times, x->reps).median;
     } else if (st == MPB_STATUS_OK) {

@@ -64,7 +64,7 @@ static void write_lost_case(void *ctx, const struct mpb_pool_worker *w, int unit
     const struct mpb_case *c = &r->cases[unit];
     struct mpb_result res = {.status = MPB_STATUS_ERROR, .tflops = NAN};
     res.time_ms.median = res.time_ms.min = res.time_ms.max = res.time_ms.noise_pct = NAN;
-    res.max_abs_vs_native = NAN;
+    res.max_abs_vs_native = res.power_w = res.joules_per_call = NAN;
     res.info.slices = -1;
     res.info.fallback = -1;
     for (int p = 0; p < MPB_PHASE_COUNT; p++)
@@ -165,7 +165,7 @@ static bool sort_csv(const struct mpb_devices_run *r)
 
 int mpb_devices_sweep(struct mpb_devices_run *r, struct mpb_device_info *devices, bool *io_failed_out)
 {
-    static const char *const parent_only[] = {"--devices", "--csv", "--shard", "--progress", NULL};
+    static const char *const parent_only[] = {"--devices", "--csv", "--jsonl", "--shard", "--progress", NULL};
     static const char *const parent_flags[] = {"--resume", NULL};
     const struct mpb_plan *plan = r->plan;
     struct mpb_run_meta *m = r->meta;

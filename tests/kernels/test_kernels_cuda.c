@@ -95,7 +95,7 @@ static void run_case(struct mpb_cuda_env *env, const struct gpu_case *gc, int64_
         CHECK(0, "%s: setup: %s", gc->name, mpb_cuda_last_error(env));
         goto out;
     }
-    CHECK(mpb_cuda_time(env, ops, state, &g, 1, 0, 3, times, phase) == MPB_STATUS_OK,
+    CHECK(mpb_cuda_time(env, ops, state, &g, 1, 0, 3, times, phase, NULL) == MPB_STATUS_OK,
           "%s: timing: %s", gc->name, mpb_cuda_last_error(env));
     CHECK(ops->report(env, state, info) == MPB_STATUS_OK, "%s: report: %s", gc->name,
           mpb_cuda_last_error(env));

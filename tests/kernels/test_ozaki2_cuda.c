@@ -70,7 +70,7 @@ static void check_case(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k
     struct mpb_scheme_info gi = {.slices = -1, .fallback = -1}, hi = {.slices = -1, .fallback = -1};
     double times[2], phase[MPB_PHASE_COUNT];
     ok = ok && mpb_ozaki2_cuda.setup(env, &g, params, &state) == MPB_STATUS_OK;
-    ok = ok && mpb_cuda_time(env, &mpb_ozaki2_cuda, state, &g, 1, 0, 2, times, phase) == MPB_STATUS_OK;
+    ok = ok && mpb_cuda_time(env, &mpb_ozaki2_cuda, state, &g, 1, 0, 2, times, phase, NULL) == MPB_STATUS_OK;
     ok = ok && mpb_ozaki2_cuda.report(env, state, &gi) == MPB_STATUS_OK;
     ok = ok && mpb_cuda_download(env, c, dc, es * (size_t)(m * n)) == MPB_STATUS_OK;
     CHECK(ok, "%lldx%lldx%lld: %s", (long long)m, (long long)n, (long long)k, mpb_cuda_last_error(env));
