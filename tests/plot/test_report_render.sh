@@ -30,7 +30,7 @@ height, width = img.shape[:2]
 inked = (img.min(axis=2) < 0.9).mean()        # share of pixels darker than near-white
 colours = (img.max(axis=2) - img.min(axis=2) > 0.2).mean()  # share of saturated pixels
 print(f'screenshot {width}x{height}: {inked:.1%} inked, {colours:.2%} in colour')
-ok = (width, height) == (1200, 1600) and inked > 0.01 and colours > 0.0002
+ok = (width, height) == (1200, 1600) and inked > 0.01 and colours > 0.0001
 sys.exit(0 if ok else 1)
 PY
 [ $? -eq 0 ] || { echo "FAIL: blank or wrong-sized screenshot"; exit 1; }
