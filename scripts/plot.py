@@ -5,16 +5,18 @@ Usage: /usr/bin/python3 scripts/plot.py CSV [CSV...] --out DIR
            [--error err_max_rel|err_fro_rel|rho_a_max_over_k] [--formats png,pdf]
            [--figures tflops,speedup,error,test2,rho,phases]
 
-Only rows with status ok are drawn; an empty cell is a missing value. Each scheme
+Only rows with status ok are drawn; an empty cell is a missing value. Rows of
+several GPUs (gpu_name) are never drawn in one figure: each GPU's figures go into
+DIR/<gpu>/, with a line on stderr naming the GPUs. Each scheme
 configuration (scheme, params) keeps one colour, marker and line style in every
 figure and in every call (its style is a function of its name); the native cuBLAS
 GEMM of the target is the black dashed reference. A figure whose data are absent
 is skipped with one line on stderr. Exit status: 0
-when it ran, 2 on bad arguments, 3 on an unreadable or non-mpbench CSV.
+when it ran, 2 on bad arguments, 3 on an unreadable, non-mpbench or malformed CSV
+(named FILE:LINE), 77 without matplotlib.
 """
 
 import argparse
-import csv
 import math
 import os
 import re
@@ -22,7 +24,11 @@ import statistics
 import sys
 import zlib
 
-import matplotlib
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # mpb_rows beside this file
+import mpb_rows  # noqa: E402
+
+mpb_rows.need_matplotlib('plot.py')
+import matplotlib  # noqa: E402
 
 matplotlib.use('Agg')
 import matplotlib.pyplot as plt  # noqa: E402  (the backend must be chosen first)
@@ -52,21 +58,18 @@ class Skip(Exception):
 def read_csvs(paths):
     """All ok rows of every file, and the union of their columns.
 
-    A file that cannot be read or lacks mpbench's identifying columns ends the run
-    with exit 3: drawing from the wrong file would give plausible-looking nonsense.
+    A file that cannot be read, lacks mpbench's identifying columns or has a
+    malformed row ends the run with exit 3: drawing from the wrong file would give
+    plausible-looking nonsense.
     """
     rows, columns = [], set()
     for path in paths:
         try:
-            with open(path, newline='', encoding='utf-8') as f:
-                reader = csv.DictReader(f)
-                header = reader.fieldnames or []
-                if 'schema_version' not in header or 'case_id' not in header:
-                    fail(f'{path}: not an mpbench CSV (no schema_version/case_id columns)')
-                columns.update(header)
-                rows.extend(r for r in reader if r.get('status') == 'ok')
-        except (OSError, UnicodeDecodeError, csv.Error) as e:
-            fail(f'{path}: cannot read: {e}')
+            header, file_rows = mpb_rows.read_run_csv(path)
+        except mpb_rows.InputError as e:
+            fail(str(e))
+        columns.update(header)
+        rows.extend(r for r in file_rows if r['status'] == 'ok')
     return rows, columns
 
 
@@ -465,22 +468,38 @@ def parse_args(argv):
 def main(argv):
     args = parse_args(argv)
     rows, columns = read_csvs(args.csv)
-    os.makedirs(args.out, exist_ok=True)
-    ctx = Output(args.out, args.formats, args.error, columns)
     styles = make_styles(rows)
+    by_gpu = group(rows, mpb_rows.gpu_of) or {'': []}  # no rows: every figure says why it is skipped
+    if len(by_gpu) > 1:
+        print(f'plot.py: the rows are of {len(by_gpu)} GPUs ({"; ".join(by_gpu)}): each GPU\'s '
+              f'figures go into its own folder under {args.out} (scripts/report puts them side by side)',
+              file=sys.stderr)
+    written = []
+    for gpu, gpu_rows in by_gpu.items():
+        out = args.out if len(by_gpu) == 1 else os.path.join(args.out, slug(gpu))
+        os.makedirs(out, exist_ok=True)
+        ctx = Output(out, args.formats, args.error, columns)
+        draw_all(gpu_rows, styles, ctx, args.figures, gpu if len(by_gpu) > 1 else '')
+        written += ctx.written
+    for path in written:
+        print(path)
+    return 0
+
+
+def draw_all(rows, styles, ctx, figures, gpu):
+    """Every figure asked for, from the rows of one GPU; a skip names the GPU when
+    there are several."""
+    of_gpu = f' on {gpu}' if gpu else ''
     for number, name, title, draw in FIGURES:
-        if name not in args.figures:
+        if name not in figures:
             continue
-        missing = [c for c in REQUIRED[number] + ('scheme', 'params') if c not in columns]
+        missing = [c for c in REQUIRED[number] + ('scheme', 'params') if c not in ctx.columns]
         try:
             if missing:
                 raise Skip(f'missing column(s) {", ".join(missing)}')
             draw(rows, styles, ctx)
         except Skip as why:
-            print(f'skip: figure {number} ({title}): {why}', file=sys.stderr)
-    for path in ctx.written:
-        print(path)
-    return 0
+            print(f'skip: figure {number} ({title}){of_gpu}: {why}', file=sys.stderr)
 
 
 if __name__ == '__main__':
