@@ -29,6 +29,7 @@ static void gate_help(void)
     puts(
 "usage: mpbench gate --baseline B.csv --candidate C.csv [--perf-tol PCT]\n"
 "                    [--min-ms MS] [--err-tol FACTOR] [--json FILE] [--report-only]\n"
+"                    [--pair-params]\n"
 "\n"
 "Compares two results CSVs case by case, joined on case_id. Prints both sides'\n"
 "driver, CUDA runtime, cuBLAS, mpbench and commit versions (\"mixed\" when they\n"
@@ -45,6 +46,11 @@ static void gate_help(void)
 "  --json FILE        also write every joined row with its verdicts, the\n"
 "                     counts and both sides' versions as JSON\n"
 "  --report-only      exit 0 even when the gate fails\n"
+"  --pair-params      compare each MISSING row with the NEW row that is the same\n"
+"                     case (scheme, target, impl, m, n, k, gen, gen_params,\n"
+"                     seed) but for the scheme's params, where a case has as\n"
+"                     many of one as of the other (in file order); without it,\n"
+"                     a hint says how many such rows there are\n"
 "\n"
 "Accuracy: SAME identical out_hash (a failed baseline: the same status);\n"
 "CHANGED other bits, but each of err_fro_rel, err_max_rel, err_median_rel,\n"
@@ -111,6 +117,8 @@ static bool take_option(int argc, char **argv, int *i, struct gate_opts *o)
         return *v && parse_real("--err-tol", v, 1, "a factor >= 1", &o->tol.err_factor);
     else if (!strcmp(arg, "--report-only"))
         o->report_only = true;
+    else if (!strcmp(arg, "--pair-params"))
+        o->tol.pair_params = true;
     else
         return unknown_argument(arg);
     return !v || *v;
@@ -182,10 +190,17 @@ static void print_pair(const struct mpb_gate_pair *p)
     static const enum mpb_col named[] = {MPB_COL_case_id, MPB_COL_scheme, MPB_COL_params, MPB_COL_gen,
                                          MPB_COL_gen_params};
     const struct mpb_row *r = p->base ? p->base : p->cand;
-    char text[256];
+    char text[600];
     putchar('|');
-    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++)
-        md_cell(mpb_gate_cell(r, named[i]));
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        if (p->paired && named[i] == MPB_COL_params) {
+            snprintf(text, sizeof text, "%s → %s", mpb_gate_cell(p->base, MPB_COL_params),
+                     mpb_gate_cell(p->cand, MPB_COL_params));
+            md_cell(text);
+        } else {
+            md_cell(mpb_gate_cell(r, named[i]));
+        }
+    }
     snprintf(text, sizeof text, "%s×%s×%s", mpb_gate_cell(r, MPB_COL_m), mpb_gate_cell(r, MPB_COL_n),
              mpb_gate_cell(r, MPB_COL_k));
     md_cell(text);
@@ -207,7 +222,8 @@ static bool is_same(const struct mpb_gate_pair *p)
     return p->acc == MPB_GATE_ACC_SAME && (p->perf == MPB_GATE_PERF_SAME || p->perf == MPB_GATE_PERF_NONE);
 }
 
-static void print_table(const struct mpb_gate_result *res)
+/* paired: --pair-params was given (no hint then) */
+static void print_table(const struct mpb_gate_result *res, bool paired)
 {
     int listed = 0;
     for (int i = 0; i < res->n_pairs; i++) {
@@ -220,6 +236,13 @@ static void print_table(const struct mpb_gate_result *res)
     }
     if (!listed)
         puts("Every case is SAME.");
+    if (res->n_param_pairs && !paired) {
+        const char *bp = mpb_gate_cell(res->param_pair_base, MPB_COL_params);
+        const char *cp = mpb_gate_cell(res->param_pair_cand, MPB_COL_params);
+        printf("\nhint: %d MISSING row(s) have a NEW row that is the same case but for the scheme's params "
+               "(the first: %s %s → %s); --pair-params compares them\n", res->n_param_pairs,
+               mpb_gate_cell(res->param_pair_base, MPB_COL_scheme), *bp ? bp : "(none)", *cp ? cp : "(none)");
+    }
 }
 
 static void print_counts(const struct mpb_gate_result *res, bool report_only)
@@ -231,12 +254,15 @@ static void print_counts(const struct mpb_gate_result *res, bool report_only)
     for (int p = MPB_GATE_PERF_SAME; p < MPB_GATE_PERF_COUNT; p++)
         printf(" %d %s,", res->perf_count[p], mpb_gate_perf_name(p));
     printf(" %d without a verdict (-)\n", res->perf_count[MPB_GATE_PERF_NONE]);
+    char why[256];
     if (!mpb_gate_failed(res))
         puts("gate: PASS");
     else if (res->n_compared == 0)
         printf("gate: FAIL (no case_id in both files: nothing was compared)%s\n", report_only ? ", reported only" : "");
-    else
-        printf("gate: FAIL (WORSE, SLOW, MISSING or INCOMPARABLE)%s\n", report_only ? ", reported only" : "");
+    else {
+        mpb_gate_fail_categories(res, why, sizeof why);
+        printf("gate: FAIL: %s%s\n", why, report_only ? " (reported only)" : "");
+    }
 }
 
 /* A JSON string, or null for an empty cell. */
@@ -289,6 +315,9 @@ static void json_pair(FILE *f, const struct mpb_gate_pair *p)
     }
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         json_dim(f, mpb_csv_column_names[dims[i]], mpb_gate_cell(r, dims[i]));
+    fputs(", \"params_candidate\": ", f); /* differs from params where --pair-params paired them */
+    json_str(f, mpb_gate_cell(p->cand, MPB_COL_params));
+    fprintf(f, ", \"paired\": %s", p->paired ? "true" : "false");
     fprintf(f, ", \"accuracy\": \"%s\", \"perf\": \"%s\"", mpb_gate_acc_name(p->acc),
             mpb_gate_perf_name(p->perf));
     json_real(f, "time_ratio", p->time_ratio);
@@ -317,8 +346,12 @@ static void write_json(FILE *f, const struct gate_opts *o, const struct mpb_gate
     fputs("}, \"perf\": {", f);
     for (int p = 0; p < MPB_GATE_PERF_COUNT; p++)
         fprintf(f, "%s\"%s\": %d", p ? ", " : "", mpb_gate_perf_name(p), res->perf_count[p]);
-    fprintf(f, "}},\n  \"compared\": %d,\n  \"failed\": %s,\n  \"rows\": [", res->n_compared,
+    fprintf(f, "}},\n  \"compared\": %d,\n  \"failed\": %s,\n  \"failed_categories\": [", res->n_compared,
             mpb_gate_failed(res) ? "true" : "false");
+    for (int c = 0, n = 0; c < MPB_GATE_CATEGORY_COUNT; c++)
+        if (mpb_gate_category_failed(res, c))
+            fprintf(f, "%s\"%s\"", n++ ? ", " : "", mpb_gate_category_name(c));
+    fputs("],\n  \"rows\": [", f);
     for (int i = 0; i < res->n_pairs; i++) {
         fputs(i ? ",\n" : "\n", f);
         json_pair(f, &res->pairs[i]);
@@ -339,7 +372,7 @@ static int report(const struct gate_opts *o, const struct mpb_gate_file *base, c
            o->tol.err_factor);
     print_versions(base, cand);
     putchar('\n');
-    print_table(res);
+    print_table(res, o->tol.pair_params);
     putchar('\n');
     print_counts(res, o->report_only);
     if (json) {

@@ -16,6 +16,7 @@
 #include "record/env.h"
 #include "grade/grade.h"
 #include "grade/grade_devices.h"
+#include "grade/grade_table.h"
 #include "record/meta.h"
 #include "case/values.h"
 #include "workers/worker_pool.h"
@@ -34,10 +35,10 @@ static void help(void)
 {
     puts(
 "usage: mpbench grade -s SCHEME [-a KEY=VALUES]... [-s SCHEME [-a ...]]...\n"
-"                     [--sizes VALUES] [--shapes MxNxK,...|none] [--seeds N] [--quick]\n"
+"                     [--size VALUES] [--shapes MxNxK,...|none] [--seeds N] [--quick]\n"
 "                     [--backend auto|cuda|host] [--ref-samples N]\n"
 "                     [--csv FILE] [--cases-csv FILE] [--progress auto|always|never]\n"
-"                     [--devices all|LIST]\n"
+"                     [--devices all|LIST] [--dry-run]\n"
 "\n"
 "Runs the Demmel battery (uniform, randn, phi 0.5/1/2/4, test1a, test1b, test2 with\n"
 "a sweep of b, test2r, test3, outer, inner, evil, special) at every shape and seed\n"
@@ -49,7 +50,7 @@ static void help(void)
 "  -s SCHEME[,...]      scheme(s) to grade (mpbench list schemes); repeatable\n"
 "  -a KEY=VALUES        parameter of the most recent -s (each of its schemes); a\n"
 "                       list grades each value\n"
-"  --sizes VALUES       square sizes (default host: 31,64,127,128,129;\n"
+"  --size VALUES        square sizes (default host: 31,64,127,128,129;\n"
 "                       cuda: 127,128,129,1000,1023,1024,1025,4096)\n"
 "  --shapes LIST        rectangular shapes MxNxK, comma-separated, or none (default\n"
 "                       host: 64x64x1024,100x7x100; cuda: 64x64x65536,1000x7x1000,\n"
@@ -60,11 +61,14 @@ static void help(void)
 "  --ref-samples N      entries checked above 2^24 exact products (default 4096)\n"
 "  --csv FILE           the verdict table as CSV (README \"mpbench grade\")\n"
 "  --cases-csv FILE     every case as an mpbench run row (README \"CSV columns\")\n"
-"  --progress P         one line per case on stderr: auto (terminal), always, never\n"
+"  --progress P         one line per case on stderr, [i/N] with an ETA (N: the\n"
+"                       battery's cases; Test 2's b bisection runs inside its\n"
+"                       case): auto (terminal), always, never\n"
 "  --devices all|LIST   spread the battery over GPUs: all of them, or ordinals such as\n"
 "                       0,2 (one worker process per GPU; a unit is one configuration\n"
 "                       at one shape, every seed; the largest first); the same rows,\n"
 "                       verdicts and table as one process, each row naming its GPU\n"
+"  --dry-run            list the battery's cases (id, case string), run nothing\n"
 "\n"
 "Exit: 0 ok; 1 a harness inconsistency (fixed-point yet A, Strassen-like yet A or\n"
 "B); 2 usage error; 3 runtime error; 77 nothing could run.");
@@ -78,7 +82,7 @@ struct grade_args {
     struct mpb_grade_shape shapes[MAX_SHAPES];
     int n_shapes; /* -1: the backend's default */
     long seeds, ref_samples; /* seeds 0: the default (3; 1 with --quick) */
-    bool quick;
+    bool quick, dry_run;
     enum mpb_backend_choice backend;
     enum mpb_progress progress;
     const char *csv_path, *cases_path;
@@ -145,8 +149,9 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
                 return false;
         return true;
     }
-    if ((val = mpb_cli_value(CMD, argc, argv, i, "--sizes")))
-        return *val && mpb_cli_int_list(CMD, "--sizes", val, 1, 1 << 20, &g->sizes);
+    const char *size_name;
+    if ((val = mpb_cli_size_value(CMD, argc, argv, i, &size_name)))
+        return *val && mpb_cli_int_list(CMD, size_name, val, 1, 1 << 20, &g->sizes);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--shapes")))
         return *val && parse_shapes(val, g);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--seeds"))) {
@@ -188,6 +193,10 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
         return *val && mpb_cli_worker(CMD, val, &g->worker_device, &g->worker_run_id);
     if (!strcmp(argv[*i], "--quick")) {
         g->quick = true;
+        return true;
+    }
+    if (!strcmp(argv[*i], "--dry-run")) {
+        g->dry_run = true;
         return true;
     }
     mpb_cli_error(CMD, "unknown option '%s' (mpbench grade --help)", argv[*i]);
@@ -284,12 +293,33 @@ struct case_sink {
     const char *csv_path;
     bool io_failed;
     bool show;
-    int done;
+    int done, total;          /* battery cases (not the b bisection's) */
+    struct timespec t0;
+    const char *label;        /* the configuration being graded (mpb_grade_label) */
     struct mpb_row_context ctx;
 };
 
+static void progress_line(struct case_sink *k, const struct mpb_case *c, const struct mpb_result *res,
+                          const struct mpb_metrics *acc, bool bisection)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    double elapsed = (double)(t.tv_sec - k->t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - k->t0.tv_nsec);
+    double eta = k->done ? elapsed / k->done * (k->total - k->done) : 0;
+    char gp[128];
+    mpb_case_gen_params(c, gp, sizeof gp);
+    fprintf(stderr, "[%d/%d] %s %s%s%s %lldx%lldx%lld seed %llu%s: %s", k->done, k->total, k->label, c->gen->name,
+            gp[0] ? " " : "", gp, (long long)c->m, (long long)c->n, (long long)c->k, (unsigned long long)c->seed,
+            bisection ? " (b bisection)" : "", mpb_status_name(res->status));
+    if (acc)
+        fprintf(stderr, " grade %s rho_A/k %.3g", acc->grade[0] ? acc->grade : "-", acc->rho_a_max / (double)c->k);
+    else if (res->note[0])
+        fprintf(stderr, " (%s)", res->note);
+    fprintf(stderr, "  ETA %dm%02ds\n", (int)(eta / 60), (int)fmod(eta, 60));
+}
+
 static void on_case(void *vctx, const struct mpb_case *c, const struct mpb_result *res,
-                    const struct mpb_metrics *acc)
+                    const struct mpb_metrics *acc, bool bisection)
 {
     struct case_sink *k = vctx;
     if ((k->csv || k->records) && !k->io_failed) {
@@ -303,20 +333,9 @@ static void on_case(void *vctx, const struct mpb_case *c, const struct mpb_resul
         }
         mpb_row_clear(&row);
     }
-    k->done++;
-    if (!k->show)
-        return;
-    char gp[128];
-    mpb_case_gen_params(c, gp, sizeof gp);
-    fprintf(stderr, "[%d] %s %s%s%s %lldx%lldx%lld seed %llu: %s", k->done, c->scheme->name, c->gen->name,
-            gp[0] ? " " : "", gp, (long long)c->m, (long long)c->n, (long long)c->k,
-            (unsigned long long)c->seed, mpb_status_name(res->status));
-    if (acc)
-        fprintf(stderr, " grade %s rho_A/k %.3g", acc->grade[0] ? acc->grade : "-",
-                acc->rho_a_max / (double)c->k);
-    else if (res->note[0])
-        fprintf(stderr, " (%s)", res->note);
-    fputc('\n', stderr);
+    k->done += !bisection;
+    if (k->show)
+        progress_line(k, c, res, acc, bisection);
 }
 
 /* ---- the verdict table ---- */
@@ -411,57 +430,6 @@ static void verdict_csv_row(FILE *f, const struct mpb_grade_config *cfg, const c
     csv_text(f, v->inconsistency, true);
 }
 
-static void fmt_ratio(char *buf, size_t len, double x)
-{
-    if (x < 0)
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%.3g", x);
-}
-
-static void print_table(const struct mpb_grade_config *cfgs, const struct mpb_verdict *v, int n)
-{
-    printf("%-44s %-5s %-9s %-9s %-9s %-13s %-5s %-4s %-12s %-12s %-9s %s\n", "configuration", "grade",
-           "rhoA/k", "rhoB/k", "rhoC/k^c", "test1", "test2", "b*", "test3", "special", "inner",
-           "slope A/B/C");
-    for (int i = 0; i < n; i++) {
-        char name[320], params[256], a[16], b[16], c[16], bstar[16] = "-";
-        config_params(&cfgs[i], params, sizeof params);
-        snprintf(name, sizeof name, "%s%s%s", cfgs[i].scheme->name, params[0] ? " " : "", params);
-        fmt_ratio(a, sizeof a, v[i].rho_a.value);
-        fmt_ratio(b, sizeof b, v[i].rho_b.value);
-        fmt_ratio(c, sizeof c, v[i].rho_c.value);
-        if (v[i].b_star != MPB_BSTAR_UNKNOWN)
-            snprintf(bstar, sizeof bstar, v[i].b_star == MPB_BSTAR_NONE ? "none" : "%d", v[i].b_star);
-        char slopes[3][16];
-        for (int r = 0; r < 3; r++)
-            snprintf(slopes[r], sizeof slopes[r], isnan(v[i].slope[r]) ? "-" : "%.2f", v[i].slope[r]);
-        printf("%-44s %-5c %-9s %-9s %-9s %-13s %-5s %-4s %-12s %-12s %-9s %s/%s/%s\n", name,
-               v[i].grade, a, b, c, mpb_test1_class_name(v[i].test1_class),
-               mpb_test2_class_name(v[i].test2_class), bstar, mpb_test3_class_name(v[i].test3_class),
-               mpb_special_class_name(v[i].special_class), mpb_inner_class_name(v[i].inner_class),
-               slopes[0], slopes[1], slopes[2]);
-    }
-    for (int i = 0; i < n; i++) {
-        printf("\n%s (%lld cases, %lld ok, %lld graded):\n", cfgs[i].scheme->name, (long long)v[i].cases,
-               (long long)v[i].cases_ok, (long long)v[i].cases_graded);
-        if (v[i].cases_ok == 0)
-            printf("  no case ran: %lld error, %lld not_supported; the first: %s\n", (long long)v[i].cases_error,
-                   (long long)v[i].cases_not_supported, v[i].first_failure);
-        if (v[i].grade_note[0])
-            printf("  grade: %s\n", v[i].grade_note);
-        const struct mpb_grade_worst *worst[3] = {&v[i].rho_a, &v[i].rho_b, &v[i].rho_c};
-        for (int r = 0; r < 3; r++)
-            if (worst[r]->where[0])
-                printf("  worst rho_%c: mpbench run %s\n", "ABC"[r], worst[r]->where);
-        if (v[i].warnings[0])
-            printf("  warning: %s\n", v[i].warnings);
-        if (v[i].special_class == MPB_SPECIAL_FINITE_WRONG)
-            printf("  warning [special-finite]: %lld entries finite where native IEEE gives NaN/Inf\n",
-                   (long long)v[i].special_finite_wrong);
-    }
-}
-
 /* ---- the command ---- */
 
 /* The <csv>.meta.json sidecars of the verdict and cases CSVs, as mpbench run
@@ -505,16 +473,14 @@ static bool verdict_done(void *ctx, int i)
 {
     struct verdict_out *o = ctx;
     const struct mpb_verdict *v = &o->verdicts[i];
-    char params[256];
-    config_params(&o->cfgs[i], params, sizeof params);
+    char label[256];
+    mpb_grade_label(&o->cfgs[i], label, sizeof label);
     if (v->cases_ok == 0)
-        mpb_cli_error(CMD, "no case of %s %s ran (%lld error, %lld not_supported); the first: %s",
-                      o->cfgs[i].scheme->name, params, (long long)v->cases_error,
-                      (long long)v->cases_not_supported, v->first_failure);
+        mpb_cli_error(CMD, "no case of %s ran (%lld error, %lld not_supported); the first: %s", label,
+                      (long long)v->cases_error, (long long)v->cases_not_supported, v->first_failure);
     if (v->inconsistency[0])
-        fprintf(stderr, "mpbench grade: HARNESS INCONSISTENCY [grade-inconsistent] %s %s: %s. The "
-                "grader or the reference is wrong; report it with the cases CSV\n",
-                o->cfgs[i].scheme->name, params, v->inconsistency);
+        fprintf(stderr, "mpbench grade: HARNESS INCONSISTENCY [grade-inconsistent] %s: %s. The "
+                "grader or the reference is wrong; report it with the cases CSV\n", label, v->inconsistency);
     if (!o->vf || o->failed)
         return !o->failed;
     verdict_csv_row(o->vf, &o->cfgs[i], o->impl, v);
@@ -533,10 +499,11 @@ static int grade_here(const struct grade_args *g, const struct mpb_grade_options
     char why[512];
     int i;
     for (i = 0; i < n_cfgs && !sink->io_failed && !out->failed; i++) {
-        char params[256];
-        config_params(&out->cfgs[i], params, sizeof params);
-        fprintf(stderr, "mpbench grade: %s %s (%d of %d): %d shapes x %ld seeds on %s\n",
-                out->cfgs[i].scheme->name, params, i + 1, n_cfgs, opt->n_shapes, g->seeds, out->impl);
+        char label[256];
+        mpb_grade_label(&out->cfgs[i], label, sizeof label);
+        sink->label = label;
+        fprintf(stderr, "mpbench grade: %s (%d of %d): %d shapes x %ld seeds on %s\n", label, i + 1, n_cfgs,
+                opt->n_shapes, g->seeds, out->impl);
         if (!mpb_grade_run(&out->cfgs[i], opt, &verdicts[i], why, sizeof why)) {
             mpb_cli_error(CMD, "%s", why);
             return -1;
@@ -544,6 +511,38 @@ static int grade_here(const struct grade_args *g, const struct mpb_grade_options
         verdict_done(out, i);
     }
     return i;
+}
+
+static bool show_progress(const struct grade_args *g)
+{
+    return g->progress == MPB_PROGRESS_ALWAYS || (g->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO));
+}
+
+static void list_case(void *ctx, const struct mpb_case *c)
+{
+    (*(int *)ctx)++;
+    printf("%s  %s\n", c->id, c->text);
+}
+
+/* --dry-run: the battery's cases, as run --dry-run lists a sweep's. */
+static int dry_run(const struct grade_args *g, bool cuda, const struct mpb_grade_config *cfgs, int n_cfgs)
+{
+    struct mpb_grade_shape shapes[MAX_SHAPES];
+    int n_shapes = build_shapes(g, cuda, shapes), n = 0, swept = 0;
+    struct mpb_runner runner = grade_runner(NULL, cuda);
+    struct mpb_grade_options opt = {.shapes = shapes, .n_shapes = n_shapes, .seeds = (int)g->seeds,
+                                    .ref_samples = g->ref_samples, .runner = &runner};
+    char why[512];
+    for (int i = 0; i < n_cfgs; i++)
+        if (!mpb_grade_list(&cfgs[i], &opt, list_case, &n, why, sizeof why)) {
+            mpb_cli_error(CMD, "%s", why);
+            return MPB_EXIT_USAGE;
+        }
+    for (int s = 0; s < n_shapes; s++)
+        swept += shapes[s].m == shapes[s].k && shapes[s].n == shapes[s].k;
+    printf("%d cases; Test 2's b bisection adds a few more on each of the %d square shapes (seed 1) of each of "
+           "the %d configurations, as the results decide\n", n, swept, n_cfgs);
+    return MPB_EXIT_OK;
 }
 
 static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const struct mpb_grade_config *cfgs,
@@ -556,9 +555,8 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
     struct mpb_runner runner = grade_runner(env, cuda);
     char run_id[48], why[512];
     mpb_make_run_id(run_id, sizeof run_id);
-    struct case_sink sink = {.csv_path = g->cases_path,
-                             .show = g->progress == MPB_PROGRESS_ALWAYS ||
-                                     (g->progress == MPB_PROGRESS_AUTO && isatty(STDERR_FILENO)),
+    struct case_sink sink = {.csv_path = g->cases_path, .show = show_progress(g),
+                             .total = n_cfgs * n_shapes * (int)g->seeds * mpb_grade_battery_cases(),
                              .ctx = {.run_id = run_id, .dev = env ? mpb_cuda_device(env) : NULL,
                                      .warmup = runner.warmup, .reps = runner.reps, .ref = "mpfr"}};
     struct verdict_out out = {.cfgs = cfgs, .verdicts = verdicts, .impl = mpb_impl_name(runner.impl),
@@ -608,13 +606,14 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
         struct mpb_grade_options opt = {.shapes = shapes, .n_shapes = n_shapes, .seeds = (int)g->seeds,
                                         .ref_samples = g->ref_samples, .runner = &runner, .on_case = on_case,
                                         .ctx = &sink};
+        clock_gettime(CLOCK_MONOTONIC, &sink.t0);
         if ((n_done = grade_here(g, &opt, &sink, &out, n_cfgs, verdicts)) < 0) {
             exit_code = MPB_EXIT_RUNTIME;
             goto done;
         }
         io_failed = sink.io_failed || out.failed;
     }
-    print_table(cfgs, verdicts, n_done);
+    mpb_grade_print_table(stdout, cfgs, verdicts, n_done);
     for (int i = 0; i < n_done; i++)
         meta.cases_run += (int)verdicts[i].cases;
     meta.cases_total = meta.cases_this_shard = meta.cases_run;
@@ -695,14 +694,19 @@ int mpb_cmd_grade(int argc, char **argv)
         static struct mpb_verdict verdicts[MAX_CONFIGS];
         int n_cfgs = build_configs(&g, cfgs, MAX_CONFIGS);
         struct mpb_cuda_env *env = NULL;
+        /* a dry run with the backend named needs no device, as run's */
+        bool named_dry_run = g.dry_run && g.backend != MPB_BACKEND_AUTO;
+        bool devices = g.n_devices > 0 || g.devices_all;
         if (n_cfgs < 0)
             exit_code = MPB_EXIT_USAGE;
+        else if (named_dry_run || (g.dry_run && devices))
+            exit_code = dry_run(&g, g.backend == MPB_BACKEND_CUDA || (devices && !mpb_pool_standin()), cfgs, n_cfgs);
         else if (g.worker_device >= 0)
             exit_code = grade_worker(&g, cfgs, n_cfgs);
         else if (g.n_devices > 0 || g.devices_all) /* the workers open the GPUs */
             exit_code = grade_all(&g, NULL, cfgs, n_cfgs, verdicts);
         else if (mpb_cli_open_backend(CMD, g.backend, "grading", &env, &exit_code))
-            exit_code = grade_all(&g, env, cfgs, n_cfgs, verdicts);
+            exit_code = g.dry_run ? dry_run(&g, env != NULL, cfgs, n_cfgs) : grade_all(&g, env, cfgs, n_cfgs, verdicts);
         if (env)
             mpb_cuda_close(env);
     }

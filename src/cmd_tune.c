@@ -241,8 +241,9 @@ static bool parse_option(int argc, char **argv, int *i, struct tune_args *t)
                 return false;
         return true;
     }
-    if ((val = mpb_cli_value(CMD, argc, argv, i, "--size")))
-        return *val && mpb_cli_int_list(CMD, "--size", val, 1, 1 << 16, &t->sizes);
+    const char *size_name;
+    if ((val = mpb_cli_size_value(CMD, argc, argv, i, &size_name)))
+        return *val && mpb_cli_int_list(CMD, size_name, val, 1, 1 << 16, &t->sizes);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--threshold")))
         return *val && parse_thresholds(val, t);
     if ((val = mpb_cli_value(CMD, argc, argv, i, "--strategy")))

@@ -40,22 +40,50 @@ static bool is_option(const char *arg, const char *name, size_t len)
     return !strncmp(arg, name, len) && (arg[len] == '\0' || arg[len] == '=');
 }
 
+/* Two spellings of one option: {other, canonical}. */
+static const char *const aliases[][2] = {{"--sizes", "--size"}};
+
+/* The canonical name of the long option at `arg` (up to any '='), and its length. */
+static const char *canonical(const char *arg, size_t *len)
+{
+    *len = strcspn(arg, "=");
+    for (size_t a = 0; a < sizeof aliases / sizeof *aliases; a++)
+        if (*len == strlen(aliases[a][0]) && !strncmp(arg, aliases[a][0], *len)) {
+            *len = strlen(aliases[a][1]);
+            return aliases[a][1];
+        }
+    return arg;
+}
+
 bool mpb_cli_refuse_repeats(const char *cmd, int argc, char **argv, const char *const *repeatable)
 {
     for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        size_t len = strcspn(arg, "=");
+        size_t len, typed = strcspn(argv[i], "=");
+        const char *arg = canonical(argv[i], &len);
         bool once = !strncmp(arg, "--", 2) && isalpha((unsigned char)arg[2]) && !is_option(arg, "--help", 6);
         for (int r = 0; once && repeatable && repeatable[r]; r++)
             once = !is_option(arg, repeatable[r], strlen(repeatable[r]));
-        for (int j = 1; once && j < i; j++)
-            if (is_option(argv[j], arg, len)) {
-                mpb_cli_error(cmd, "%.*s is given twice: give it once (several values go in one comma list); "
-                              "a second one would replace the first", (int)len, arg);
+        for (int j = 1; once && j < i; j++) {
+            size_t other_len;
+            const char *other = canonical(argv[j], &other_len);
+            if (other_len == len && !strncmp(other, arg, len)) {
+                size_t before = strcspn(argv[j], "=");
+                bool spelled = before != typed || strncmp(argv[j], argv[i], typed);
+                mpb_cli_error(cmd, "%.*s is given twice%s%.*s%s: give it once (several values go in one comma "
+                              "list); a second one would replace the first", (int)typed, argv[i],
+                              spelled ? " (" : "", spelled ? (int)before : 0, argv[j],
+                              spelled ? " before it is the same option)" : "");
                 return false;
             }
+        }
     }
     return true;
+}
+
+const char *mpb_cli_size_value(const char *cmd, int argc, char **argv, int *i, const char **name)
+{
+    const char *val = mpb_cli_value(cmd, argc, argv, i, *name = "--size");
+    return val ? val : mpb_cli_value(cmd, argc, argv, i, *name = "--sizes");
 }
 
 int mpb_cli_close_stdout(const char *cmd, int code)

@@ -34,6 +34,11 @@ int mpb_cli_close_stdout(const char *cmd, int code);
  * with *i advanced past it. */
 const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name);
 
+/* The size list, as mpb_cli_value: --size VALUES, also spelled --sizes
+ * (one option for run, grade and tune; mpb_cli_refuse_repeats takes the two
+ * spellings as one); *name is the spelling given, for messages. */
+const char *mpb_cli_size_value(const char *cmd, int argc, char **argv, int *i, const char **name);
+
 /* Option value helpers: name the option in their error messages. */
 bool mpb_cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
 /* VALUES (values.h) of integers in lo..hi into *out (replacing its list). */

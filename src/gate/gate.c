@@ -217,6 +217,9 @@ static enum mpb_gate_perf judge_perf(struct mpb_gate_pair *p, const struct mpb_g
 static void judge(struct mpb_gate_pair *p, const struct mpb_gate_tol *tol)
 {
     p->time_ratio = p->worst_err = NAN;
+    if (p->paired)
+        say(p, "paired by --pair-params: params %s→%s", shown(mpb_gate_cell(p->base, MPB_COL_params)),
+            shown(mpb_gate_cell(p->cand, MPB_COL_params)));
     if (!p->cand)
         p->acc = MPB_GATE_ACC_MISSING;
     else if (!p->base)
@@ -225,6 +228,78 @@ static void judge(struct mpb_gate_pair *p, const struct mpb_gate_tol *tol)
         p->acc = judge_accuracy(p, tol->err_factor);
     bool both = p->base && p->cand && p->acc != MPB_GATE_ACC_INCOMPARABLE;
     p->perf = both ? judge_perf(p, tol) : MPB_GATE_PERF_NONE;
+}
+
+/* The same case but for the scheme's parameters (and so its case_id). */
+static bool same_but_params(const struct mpb_row *a, const struct mpb_row *b)
+{
+    static const enum mpb_col key[] = {MPB_COL_scheme, MPB_COL_target, MPB_COL_impl, MPB_COL_m, MPB_COL_n,
+                                       MPB_COL_k, MPB_COL_gen, MPB_COL_gen_params, MPB_COL_seed};
+    for (size_t i = 0; i < sizeof key / sizeof key[0]; i++)
+        if (strcmp(mpb_gate_cell(a, key[i]), mpb_gate_cell(b, key[i])))
+            return false;
+    return true;
+}
+
+/* How many pairs of `res` hold the same-but-params key of `row`, as MISSING
+ * (missing true) or NEW rows. */
+static int count_alike(const struct mpb_gate_result *res, const struct mpb_row *row, bool missing)
+{
+    int n = 0;
+    for (int i = 0; i < res->n_pairs; i++) {
+        const struct mpb_gate_pair *p = &res->pairs[i];
+        const struct mpb_row *r = missing ? (p->cand ? NULL : p->base) : (p->base ? NULL : p->cand);
+        n += r && same_but_params(r, row);
+    }
+    return n;
+}
+
+/* Pair MISSING rows with NEW rows that are the same case but for params:
+ * where a key has as many MISSING rows as NEW ones, in file order (a
+ * changed -a list, 7,8 → 9,10, pairs 7 with 9); other keys stay unpaired,
+ * as which became which is then a guess. With `apply`, each paired NEW row
+ * joins its MISSING row's pair and leaves the list. false: out of memory. */
+static bool pair_by_params(struct mpb_gate_result *res, bool apply)
+{
+    int n = res->n_pairs, *partner = malloc(sizeof *partner * (size_t)(n + 1));
+    bool *taken = calloc((size_t)n + 1, sizeof *taken);
+    if (!partner || !taken) {
+        free(partner);
+        free(taken);
+        return false;
+    }
+    for (int i = 0; i < n; i++) {
+        const struct mpb_gate_pair *p = &res->pairs[i];
+        partner[i] = -1;
+        if (p->cand || count_alike(res, p->base, true) != count_alike(res, p->base, false))
+            continue;
+        for (int j = 0; j < n && partner[i] < 0; j++) {
+            const struct mpb_gate_pair *q = &res->pairs[j];
+            if (q->base || taken[j] || !same_but_params(p->base, q->cand))
+                continue;
+            partner[i] = j;
+            taken[j] = true;
+            if (!res->n_param_pairs++) {
+                res->param_pair_base = p->base;
+                res->param_pair_cand = q->cand;
+            }
+        }
+    }
+    if (apply) {
+        for (int i = 0; i < n; i++)
+            if (partner[i] >= 0) {
+                res->pairs[i].cand = res->pairs[partner[i]].cand;
+                res->pairs[i].paired = true;
+            }
+        int kept = 0;
+        for (int i = 0; i < n; i++)
+            if (!taken[i])
+                res->pairs[kept++] = res->pairs[i];
+        res->n_pairs = kept;
+    }
+    free(partner);
+    free(taken);
+    return true;
 }
 
 bool mpb_gate_compare(const struct mpb_gate_file *base, const struct mpb_gate_file *cand,
@@ -244,6 +319,10 @@ bool mpb_gate_compare(const struct mpb_gate_file *base, const struct mpb_gate_fi
         if (!find(base, c->cell[MPB_COL_case_id]))
             res->pairs[res->n_pairs++] = (struct mpb_gate_pair){.cand = c};
     }
+    if (!pair_by_params(res, tol->pair_params)) {
+        mpb_gate_result_free(res);
+        return false;
+    }
     for (int i = 0; i < res->n_pairs; i++) {
         res->n_compared += res->pairs[i].base && res->pairs[i].cand;
         judge(&res->pairs[i], tol);
@@ -259,10 +338,53 @@ void mpb_gate_result_free(struct mpb_gate_result *res)
     memset(res, 0, sizeof *res);
 }
 
+/* How many rows fail category c (1 for nothing compared). */
+static int category_count(const struct mpb_gate_result *res, enum mpb_gate_category c)
+{
+    switch (c) {
+    case MPB_GATE_FAILS_ACCURACY: return res->acc_count[MPB_GATE_ACC_WORSE];
+    case MPB_GATE_FAILS_SPEED: return res->perf_count[MPB_GATE_PERF_SLOW];
+    case MPB_GATE_FAILS_MISSING: return res->acc_count[MPB_GATE_ACC_MISSING];
+    case MPB_GATE_FAILS_INCOMPARABLE: return res->acc_count[MPB_GATE_ACC_INCOMPARABLE];
+    case MPB_GATE_FAILS_NOTHING_COMPARED: return res->n_compared == 0;
+    case MPB_GATE_CATEGORY_COUNT: break;
+    }
+    return 0;
+}
+
+bool mpb_gate_category_failed(const struct mpb_gate_result *res, enum mpb_gate_category c)
+{
+    return category_count(res, c) > 0;
+}
+
 bool mpb_gate_failed(const struct mpb_gate_result *res)
 {
-    return res->n_compared == 0 || res->acc_count[MPB_GATE_ACC_WORSE] || res->acc_count[MPB_GATE_ACC_MISSING] ||
-           res->acc_count[MPB_GATE_ACC_INCOMPARABLE] || res->perf_count[MPB_GATE_PERF_SLOW];
+    for (int c = 0; c < MPB_GATE_CATEGORY_COUNT; c++)
+        if (mpb_gate_category_failed(res, c))
+            return true;
+    return false;
+}
+
+const char *mpb_gate_category_name(enum mpb_gate_category c)
+{
+    static const char *const names[MPB_GATE_CATEGORY_COUNT] = {"accuracy", "speed", "missing", "incomparable",
+                                                               "nothing compared"};
+    return c < MPB_GATE_CATEGORY_COUNT ? names[c] : "?";
+}
+
+void mpb_gate_fail_categories(const struct mpb_gate_result *res, char *buf, size_t len)
+{
+    static const char *const verdict[MPB_GATE_CATEGORY_COUNT] = {"WORSE", "SLOW", "MISSING", "INCOMPARABLE", NULL};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int c = 0; c < MPB_GATE_CATEGORY_COUNT && used < len; c++) {
+        int n = category_count(res, c);
+        if (!n)
+            continue;
+        used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? ", " : "", mpb_gate_category_name(c));
+        if (verdict[c] && used < len)
+            used += (size_t)snprintf(buf + used, len - used, " (%d %s)", n, verdict[c]);
+    }
 }
 
 const char *mpb_gate_acc_name(enum mpb_gate_acc a)

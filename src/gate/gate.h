@@ -58,6 +58,7 @@ struct mpb_gate_tol {
     double perf_pct;   /* --perf-tol: time ratio band, percent */
     double min_ms;     /* --min-ms: shorter calls get no speed verdict */
     double err_factor; /* --err-tol: allowed growth of each error column */
+    bool pair_params;  /* --pair-params: join MISSING with NEW rows that differ in params only */
 };
 
 #define MPB_GATE_PERF_MIN_REPS 3
@@ -77,12 +78,17 @@ struct mpb_gate_pair {
                           columns compared; +Inf when one lost its value; NaN
                           when none was compared */
     char why[256];     /* what decided a non-SAME verdict, for people */
+    bool paired;       /* joined by --pair-params: the same case but for params */
 };
 
 struct mpb_gate_result {
     struct mpb_gate_pair *pairs; /* baseline order, then NEW rows in candidate order */
     int n_pairs;
     int n_compared; /* pairs with both sides: a gate that compared none fails */
+    /* MISSING rows with a NEW row the same case but for scheme parameters
+     * (paired with --pair-params, else a hint), and the first such two. */
+    int n_param_pairs;
+    const struct mpb_row *param_pair_base, *param_pair_cand;
     int acc_count[MPB_GATE_ACC_COUNT];
     int perf_count[MPB_GATE_PERF_COUNT];
 };
@@ -94,6 +100,21 @@ void mpb_gate_result_free(struct mpb_gate_result *res);
 /* Whether the gate fails: any WORSE, SLOW, MISSING or INCOMPARABLE, or no
  * case_id in both files (nothing compared). */
 bool mpb_gate_failed(const struct mpb_gate_result *res);
+
+/* What a gate can fail on, one verdict each: accuracy (WORSE), speed
+ * (SLOW), missing (MISSING), incomparable (INCOMPARABLE), nothing compared. */
+enum mpb_gate_category {
+    MPB_GATE_FAILS_ACCURACY,
+    MPB_GATE_FAILS_SPEED,
+    MPB_GATE_FAILS_MISSING,
+    MPB_GATE_FAILS_INCOMPARABLE,
+    MPB_GATE_FAILS_NOTHING_COMPARED,
+    MPB_GATE_CATEGORY_COUNT
+};
+bool mpb_gate_category_failed(const struct mpb_gate_result *res, enum mpb_gate_category c);
+const char *mpb_gate_category_name(enum mpb_gate_category c);
+/* "accuracy (4 WORSE), speed (1 SLOW), ...": the categories that failed. */
+void mpb_gate_fail_categories(const struct mpb_gate_result *res, char *buf, size_t len);
 
 const char *mpb_gate_acc_name(enum mpb_gate_acc a);
 const char *mpb_gate_perf_name(enum mpb_gate_perf p);

@@ -210,19 +210,19 @@ static void observe(struct grade_run *gr, enum item_role role, const struct mpb_
 {
     struct mpb_gen_config gc;
     mpb_gen_config_init(&gc, c->gen, c->gp, c->scheme->target, c->m, c->n, c->k, c->seed);
-    mpb_verdict_add_metrics(gr->v, c->text, c->k, &acc->metrics);
+    mpb_verdict_add_metrics(gr->v, c, &acc->metrics);
     switch (role) {
     case ROLE_TEST1: {
         int64_t bad = test1_nonzeros(c, &gc, res->c);
         if (bad >= 0)
-            mpb_verdict_add_test1(gr->v, c->text, bad);
+            mpb_verdict_add_test1(gr->v, c, bad);
         break;
     }
     case ROLE_TEST2:
-        mpb_verdict_add_test2(gr->v, c->text, c->k, gr->u, acc->metrics.err_max_rel);
+        mpb_verdict_add_test2(gr->v, c, gr->u, acc->metrics.err_max_rel);
         break;
     case ROLE_TEST3:
-        mpb_verdict_add_test3(gr->v, c->text, c->k, gr->u, test3_block_error(c, &gc, res, acc));
+        mpb_verdict_add_test3(gr->v, c, gr->u, test3_block_error(c, &gc, res, acc));
         break;
     case ROLE_SPECIAL:
         observe_special(gr, c, res, acc);
@@ -241,9 +241,10 @@ static void observe(struct grade_run *gr, enum item_role role, const struct mpb_
 }
 
 /* Run, measure, report, observe; true when the case ran and was measured.
- * *test2_max_rel (may be NULL) gets its max relative error. */
+ * *test2_max_rel (may be NULL) gets its max relative error; `bisection`:
+ * a case of the b sweep after its first (mpb_grade_case_fn). */
 static bool run_one(struct grade_run *gr, enum item_role role, const struct mpb_case *c,
-                                 double *test2_max_rel)
+                    double *test2_max_rel, bool bisection)
 {
     struct mpb_result res;
     struct mpb_accuracy acc = {0};
@@ -267,7 +268,7 @@ static bool run_one(struct grade_run *gr, enum item_role role, const struct mpb_
         mpb_verdict_add_failure(gr->v, failure);
     }
     if (gr->opt->on_case)
-        gr->opt->on_case(gr->opt->ctx, c, &res, measured ? &acc.metrics : NULL);
+        gr->opt->on_case(gr->opt->ctx, c, &res, measured ? &acc.metrics : NULL, bisection);
     if (measured)
         observe(gr, role, c, &res, &acc);
     if (role == ROLE_RANDN && !measured)
@@ -290,7 +291,7 @@ static bool test2_at(struct grade_run *gr, const struct mpb_generator *gen, doub
     gp[pb] = b;
     struct mpb_case c;
     double rel;
-    if (!make_case(gr, gen, gp, shape, seed, &c, why, why_len) || !run_one(gr, ROLE_TEST2, &c, &rel))
+    if (!make_case(gr, gen, gp, shape, seed, &c, why, why_len) || !run_one(gr, ROLE_TEST2, &c, &rel, !isnan(b)))
         return false;
     *pass = mpb_test2_passes(c.k, gr->u, rel);
     if (b_resolved)
@@ -336,6 +337,19 @@ int mpb_grade_battery_cases(void)
     return BATTERY_SIZE;
 }
 
+/* The generator of battery item t with its parameters. */
+static const struct mpb_generator *item_generator(int t, double *gp, char *why, size_t why_len)
+{
+    const struct battery_item *it = &battery[t];
+    const struct mpb_generator *gen = mpb_generator_find(it->gen);
+    if (!gen || !item_params(it, gen, gp, why, why_len)) {
+        snprintf(why, why_len, "battery item %s %s=%s is not a valid generator setting", it->gen,
+                 it->key ? it->key : "", it->value ? it->value : "");
+        return NULL;
+    }
+    return gen;
+}
+
 bool mpb_grade_run(const struct mpb_grade_config *cfg, const struct mpb_grade_options *opt,
                    struct mpb_verdict *v, char *why, size_t why_len)
 {
@@ -347,28 +361,41 @@ bool mpb_grade_run(const struct mpb_grade_config *cfg, const struct mpb_grade_op
         for (int seed = 1; seed <= opt->seeds; seed++) {
             gr.randn_ok = false;
             for (int t = 0; t < BATTERY_SIZE; t++) {
-                const struct battery_item *it = &battery[t];
-                const struct mpb_generator *gen = mpb_generator_find(it->gen);
                 double gp[MPB_MAX_PARAMS];
-                if (!gen || !item_params(it, gen, gp, why, why_len)) {
-                    snprintf(why, why_len, "battery item %s %s=%s is not a valid generator setting",
-                             it->gen, it->key ? it->key : "", it->value ? it->value : "");
+                const struct mpb_generator *gen = item_generator(t, gp, why, why_len);
+                if (!gen)
                     return false;
-                }
                 /* The sweep runs on square shapes with the first seed, test2 only
                  * (test2r's shuffle changes nothing for the b edge of a scheme
                  * that scales by rows and columns). */
-                if (it->role == ROLE_TEST2 && gen->kind == MPB_GEN_TEST2 && square && seed == 1) {
+                if (battery[t].role == ROLE_TEST2 && gen->kind == MPB_GEN_TEST2 && square && seed == 1) {
                     test2_sweep(&gr, gen, shape, (uint64_t)seed);
                     continue;
                 }
                 struct mpb_case c;
                 if (!make_case(&gr, gen, gp, shape, (uint64_t)seed, &c, why, why_len))
                     return false;
-                run_one(&gr, it->role, &c, NULL);
+                run_one(&gr, battery[t].role, &c, NULL, false);
             }
         }
     }
     mpb_verdict_settle(v);
+    return true;
+}
+
+bool mpb_grade_list(const struct mpb_grade_config *cfg, const struct mpb_grade_options *opt,
+                    void (*fn)(void *ctx, const struct mpb_case *c), void *ctx, char *why, size_t why_len)
+{
+    const struct grade_run gr = {.cfg = cfg, .opt = opt};
+    for (int s = 0; s < opt->n_shapes; s++)
+        for (int seed = 1; seed <= opt->seeds; seed++)
+            for (int t = 0; t < BATTERY_SIZE; t++) {
+                double gp[MPB_MAX_PARAMS];
+                const struct mpb_generator *gen = item_generator(t, gp, why, why_len);
+                struct mpb_case c;
+                if (!gen || !make_case(&gr, gen, gp, &opt->shapes[s], (uint64_t)seed, &c, why, why_len))
+                    return false;
+                fn(ctx, &c);
+            }
     return true;
 }

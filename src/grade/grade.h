@@ -27,9 +27,11 @@ struct mpb_grade_shape {
     int64_t m, n, k;
 };
 
-/* Called after every case (CSV row, progress); acc NULL when no reference. */
+/* Called after every case (CSV row, progress); acc NULL when no reference;
+ * `bisection` for the cases of Test 2's b sweep after its first (b = b_max),
+ * which mpb_grade_battery_cases does not count. */
 typedef void (*mpb_grade_case_fn)(void *ctx, const struct mpb_case *c, const struct mpb_result *res,
-                                  const struct mpb_metrics *acc);
+                                  const struct mpb_metrics *acc, bool bisection);
 
 struct mpb_grade_options {
     const struct mpb_grade_shape *shapes;
@@ -63,8 +65,9 @@ enum mpb_inner_class { MPB_INNER_UNKNOWN, MPB_INNER_INVARIANT, MPB_INNER_CHANGED
 
 /* The worst value of a normalised ratio and the case that produced it. */
 struct mpb_grade_worst {
-    double value; /* -1: none seen */
-    char where[768];
+    double value;    /* -1: none seen */
+    char where[768]; /* the case string (mpbench run <where> reruns it) */
+    char what[160];  /* the same for people: "test2 b=126 at 32x32x32 seed 1" */
 };
 
 struct mpb_verdict {
@@ -93,7 +96,8 @@ struct mpb_verdict {
     int n_ks;
     int64_t ks[MPB_SLOPE_MAX_KS];
     double max_rho[3][MPB_SLOPE_MAX_KS];
-    double slope[3];                        /* of log max ρ_A, ρ_B, ρ_C vs log k; NaN if < 2 ks */
+    double slope[3];                        /* of log max ρ_A, ρ_B, ρ_C vs log k; NaN where the
+                                               ks cannot support one (grade_verdict.c) */
     char lost[256];                         /* grade --devices: shapes a dead worker held */
     char warnings[512];
     char inconsistency[256];                /* non-empty: a harness bug (exit 1) */
@@ -108,17 +112,24 @@ bool mpb_grade_run(const struct mpb_grade_config *cfg, const struct mpb_grade_op
 /* Cases of the battery per shape and seed, not counting Test 2's b sweep. */
 int mpb_grade_battery_cases(void);
 
-/* Verdict building (grade_verdict.c). `where` is the canonical case string. */
+/* The battery's cases for `cfg` in the order mpb_grade_run runs them, to
+ * `fn` (--dry-run), without running any: the b sweep's bisection is not
+ * among them (it depends on the results). false with why when a case
+ * cannot be made. */
+bool mpb_grade_list(const struct mpb_grade_config *cfg, const struct mpb_grade_options *opt,
+                    void (*fn)(void *ctx, const struct mpb_case *c), void *ctx, char *why, size_t why_len);
+
+/* Verdict building (grade_verdict.c), from the case that was observed. */
 void mpb_verdict_init(struct mpb_verdict *v);
 void mpb_verdict_add_status(struct mpb_verdict *v, enum mpb_status s);
 /* A case that did not run ok, kept when it is the first. */
 void mpb_verdict_add_failure(struct mpb_verdict *v, const char *failure);
-void mpb_verdict_add_metrics(struct mpb_verdict *v, const char *where, int64_t k, const struct mpb_metrics *m);
-void mpb_verdict_add_test1(struct mpb_verdict *v, const char *where, int64_t nonzero);
+void mpb_verdict_add_metrics(struct mpb_verdict *v, const struct mpb_case *c, const struct mpb_metrics *m);
+void mpb_verdict_add_test1(struct mpb_verdict *v, const struct mpb_case *c, int64_t nonzero);
 /* max_rel: max relative error of a Test 2 case (all entries are positive). */
-void mpb_verdict_add_test2(struct mpb_verdict *v, const char *where, int64_t k, double u, double max_rel);
+void mpb_verdict_add_test2(struct mpb_verdict *v, const struct mpb_case *c, double u, double max_rel);
 void mpb_verdict_add_b_star(struct mpb_verdict *v, int64_t k, int b_star);
-void mpb_verdict_add_test3(struct mpb_verdict *v, const char *where, int64_t k, double u, double max_rel);
+void mpb_verdict_add_test3(struct mpb_verdict *v, const struct mpb_case *c, double u, double max_rel);
 void mpb_verdict_add_special(struct mpb_verdict *v, int64_t entries, int64_t native, int64_t spread,
                              int64_t differs, int64_t finite_wrong);
 void mpb_verdict_add_inner(struct mpb_verdict *v, bool same_bits);
@@ -132,6 +143,11 @@ void mpb_verdict_add_lost(struct mpb_verdict *v, int64_t cases, const char *why)
 void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src);
 /* Classes, slopes, the configuration grade and the consistency check. */
 void mpb_verdict_settle(struct mpb_verdict *v);
+
+/* One plain sentence saying why the verdict is its grade, naming the case
+ * that decides it (the worst one past the next better grade's bound, or
+ * the closest to the bound it passed) and what it failed. */
+void mpb_verdict_sentence(const struct mpb_verdict *v, char *buf, size_t len);
 
 /* Test 2's float criterion (README "mpbench grade"): every relative error
  * ≤ 10·k·u. */

@@ -3,10 +3,13 @@
  * order of a one-process run. */
 #include "grade/grade_devices.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
+#include "grade/grade_table.h"
 #include "workers/worker_pool.h"
 
 /* A unit's reply: this header, the partial verdict, the CSV records. */
@@ -36,6 +39,7 @@ struct grade_pool {
     int n_units;
     int next;      /* the first unit not yet taken in order */
     int replies;   /* units come back so far, for --progress */
+    struct timespec t0;
 };
 
 static const struct mpb_grade_shape *unit_shape(const struct grade_pool *gp, int unit)
@@ -136,9 +140,16 @@ static enum mpb_pool_reply on_reply(void *ctx, const struct mpb_pool_worker *w, 
     gp->replies++;
     if (gp->d->show_progress) {
         const struct mpb_grade_shape *s = unit_shape(gp, unit);
-        fprintf(stderr, "[%d/%d] GPU %d: %s %lldx%lldx%lld: %lld cases, %lld ok\n", gp->replies, gp->n_units,
-                w->ordinal, gp->d->cfgs[unit / gp->d->n_shapes].scheme->name, (long long)s->m, (long long)s->n,
-                (long long)s->k, (long long)slot->v->cases, (long long)slot->v->cases_ok);
+        char label[256];
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        /* the largest units go first, so this ETA errs long */
+        double elapsed = (double)(t.tv_sec - gp->t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - gp->t0.tv_nsec);
+        double eta = elapsed / gp->replies * (gp->n_units - gp->replies);
+        mpb_grade_label(&gp->d->cfgs[unit / gp->d->n_shapes], label, sizeof label);
+        fprintf(stderr, "[%d/%d] GPU %d: %s %lldx%lldx%lld: %lld cases, %lld ok  ETA %dm%02ds\n", gp->replies,
+                gp->n_units, w->ordinal, label, (long long)s->m, (long long)s->n, (long long)s->k,
+                (long long)slot->v->cases, (long long)slot->v->cases_ok, (int)(eta / 60), (int)fmod(eta, 60));
     }
     take_in_order(gp);
     if (!head.sticky)
@@ -152,6 +163,7 @@ int mpb_grade_devices_run(struct mpb_grade_devices *d)
 {
     static const char *const parent_only[] = {"--devices", "--csv", "--cases-csv", "--progress", NULL};
     struct grade_pool gp = {.d = d, .n_units = d->n_cfgs * d->n_shapes};
+    clock_gettime(CLOCK_MONOTONIC, &gp.t0);
     int *units = malloc(sizeof *units * (size_t)(gp.n_units ? gp.n_units : 1));
     gp.slots = calloc((size_t)(gp.n_units ? gp.n_units : 1), sizeof *gp.slots);
     if (!units || !gp.slots) {

@@ -11,19 +11,30 @@
 static void worst_init(struct mpb_grade_worst *w)
 {
     w->value = -1;
-    w->where[0] = '\0';
+    w->where[0] = w->what[0] = '\0';
 }
 
 /* NaN counts as the worst value: it is what a broken output gives. Ties
  * keep the first seen. Returns whether `value` became the worst. */
-static bool worst_update(struct mpb_grade_worst *w, double value, const char *where)
+static bool worst_update(struct mpb_grade_worst *w, double value, const char *where, const char *what)
 {
     bool worse = isnan(value) ? !isnan(w->value) : !isnan(w->value) && value > w->value;
     if (worse) {
         w->value = value;
         snprintf(w->where, sizeof w->where, "%s", where);
+        snprintf(w->what, sizeof w->what, "%s", what);
     }
     return worse;
+}
+
+/* The case as a person names it: generator, its parameters, shape, seed. */
+static bool worst_case(struct mpb_grade_worst *w, double value, const struct mpb_case *c)
+{
+    char gp[128], what[sizeof w->what];
+    mpb_case_gen_params(c, gp, sizeof gp);
+    snprintf(what, sizeof what, "%s%s%s at %lldx%lldx%lld seed %llu", c->gen->name, gp[0] ? " " : "", gp,
+             (long long)c->m, (long long)c->n, (long long)c->k, (unsigned long long)c->seed);
+    return worst_update(w, value, c->text, what);
 }
 
 void mpb_verdict_init(struct mpb_verdict *v)
@@ -77,8 +88,9 @@ static void slope_point(struct mpb_verdict *v, int64_t k, const double rho[3])
         v->max_rho[r][at] = fmax(v->max_rho[r][at], rho[r]);
 }
 
-void mpb_verdict_add_metrics(struct mpb_verdict *v, const char *where, int64_t k, const struct mpb_metrics *m)
+void mpb_verdict_add_metrics(struct mpb_verdict *v, const struct mpb_case *c, const struct mpb_metrics *m)
 {
+    int64_t k = c->k;
     if (!m->grade[0])
         return; /* not graded: non-finite inputs or an out-of-range exact C */
     v->cases_graded++;
@@ -87,18 +99,18 @@ void mpb_verdict_add_metrics(struct mpb_verdict *v, const char *where, int64_t k
     if (v->bound_grade == '-' || m->grade[0] > v->bound_grade)
         v->bound_grade = m->grade[0];
     double kd = (double)k;
-    worst_update(&v->rho_a, m->rho_a_max / kd, where);
-    worst_update(&v->rho_b, m->rho_b_max / kd, where);
-    worst_update(&v->rho_c, m->rho_c_max / strassen_growth(k), where);
+    worst_case(&v->rho_a, m->rho_a_max / kd, c);
+    worst_case(&v->rho_b, m->rho_b_max / kd, c);
+    worst_case(&v->rho_c, m->rho_c_max / strassen_growth(k), c);
     double rho[3] = {m->rho_a_max, m->rho_b_max, m->rho_c_max};
     slope_point(v, k, rho);
 }
 
-void mpb_verdict_add_test1(struct mpb_verdict *v, const char *where, int64_t nonzero)
+void mpb_verdict_add_test1(struct mpb_verdict *v, const struct mpb_case *c, int64_t nonzero)
 {
     v->test1_cases++;
     v->test1_nonzero += nonzero;
-    worst_update(&v->test1, (double)nonzero, where);
+    worst_case(&v->test1, (double)nonzero, c);
 }
 
 bool mpb_test2_passes(int64_t k, double u, double max_rel)
@@ -106,9 +118,9 @@ bool mpb_test2_passes(int64_t k, double u, double max_rel)
     return max_rel <= 10 * (double)k * u; /* NaN fails */
 }
 
-void mpb_verdict_add_test2(struct mpb_verdict *v, const char *where, int64_t k, double u, double max_rel)
+void mpb_verdict_add_test2(struct mpb_verdict *v, const struct mpb_case *c, double u, double max_rel)
 {
-    worst_update(&v->test2, max_rel / ((double)k * u), where);
+    worst_case(&v->test2, max_rel / ((double)c->k * u), c);
 }
 
 void mpb_verdict_add_b_star(struct mpb_verdict *v, int64_t k, int b_star)
@@ -120,14 +132,15 @@ void mpb_verdict_add_b_star(struct mpb_verdict *v, int64_t k, int b_star)
 }
 
 /* Test 3's classes: float ≤ 10·n·u < inconclusive < √u ≤ fixed. */
-void mpb_verdict_add_test3(struct mpb_verdict *v, const char *where, int64_t k, double u, double max_rel)
+void mpb_verdict_add_test3(struct mpb_verdict *v, const struct mpb_case *c, double u, double max_rel)
 {
-    enum mpb_test3_class c = max_rel <= 10 * (double)k * u ? MPB_T3_FLOAT
-                             : max_rel < sqrt(u)           ? MPB_T3_INCONCLUSIVE
-                                                           : MPB_T3_FIXED;
-    if (c > v->test3_class)
-        v->test3_class = c;
-    if (worst_update(&v->test3, max_rel, where))
+    int64_t k = c->k;
+    enum mpb_test3_class cls = max_rel <= 10 * (double)k * u ? MPB_T3_FLOAT
+                               : max_rel < sqrt(u)           ? MPB_T3_INCONCLUSIVE
+                                                             : MPB_T3_FIXED;
+    if (cls > v->test3_class)
+        v->test3_class = cls;
+    if (worst_case(&v->test3, max_rel, c))
         v->test3_k = k;
 }
 
@@ -183,20 +196,20 @@ void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src)
     mpb_verdict_add_failure(dst, src->first_failure);
     if (src->bound_grade != '-' && (dst->bound_grade == '-' || src->bound_grade > dst->bound_grade))
         dst->bound_grade = src->bound_grade;
-    worst_update(&dst->rho_a, src->rho_a.value, src->rho_a.where);
-    worst_update(&dst->rho_b, src->rho_b.value, src->rho_b.where);
-    worst_update(&dst->rho_c, src->rho_c.value, src->rho_c.where);
+    worst_update(&dst->rho_a, src->rho_a.value, src->rho_a.where, src->rho_a.what);
+    worst_update(&dst->rho_b, src->rho_b.value, src->rho_b.where, src->rho_b.what);
+    worst_update(&dst->rho_c, src->rho_c.value, src->rho_c.where, src->rho_c.what);
     for (int i = 0; i < src->n_ks; i++) {
         double rho[3] = {src->max_rho[0][i], src->max_rho[1][i], src->max_rho[2][i]};
         slope_point(dst, src->ks[i], rho);
     }
     dst->test1_cases += src->test1_cases;
     dst->test1_nonzero += src->test1_nonzero;
-    worst_update(&dst->test1, src->test1.value, src->test1.where);
-    worst_update(&dst->test2, src->test2.value, src->test2.where);
+    worst_update(&dst->test1, src->test1.value, src->test1.where, src->test1.what);
+    worst_update(&dst->test2, src->test2.value, src->test2.where, src->test2.what);
     if (src->b_star != MPB_BSTAR_UNKNOWN)
         mpb_verdict_add_b_star(dst, src->b_star_k, src->b_star);
-    if (worst_update(&dst->test3, src->test3.value, src->test3.where))
+    if (worst_update(&dst->test3, src->test3.value, src->test3.where, src->test3.what))
         dst->test3_k = src->test3_k;
     if (src->test3_class > dst->test3_class)
         dst->test3_class = src->test3_class;
@@ -215,11 +228,20 @@ void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src)
         append(dst->lost, sizeof dst->lost, src->lost);
 }
 
+/* A slope needs at least 3 ks spanning a factor of 4 or more. Two points
+ * fit any line exactly, and the max ρ over a few random cases varies by
+ * about 2x from one k to the next, which moves a slope fitted over ks
+ * spanning a factor r by about log 2 / log r: +-23 over --quick's 32..33
+ * (the "k^8.64" such a run used to warn of), +-0.5 over a factor of 4. */
+#define SLOPE_MIN_KS 3
+#define SLOPE_MIN_SPAN 4.0
+
 /* Least-squares slope of log ρ against log k over the ks with a finite,
- * positive max ρ (an exact result has ρ = 0 and no logarithm). */
+ * positive max ρ (an exact result has ρ = 0 and no logarithm); NaN when
+ * those ks cannot support one. */
 static double fit_slope(const struct mpb_verdict *v, int r)
 {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    double sx = 0, sy = 0, sxx = 0, sxy = 0, k_lo = INFINITY, k_hi = 0;
     int n = 0;
     for (int i = 0; i < v->n_ks; i++) {
         double rho = v->max_rho[r][i];
@@ -230,10 +252,12 @@ static double fit_slope(const struct mpb_verdict *v, int r)
         sy += y;
         sxx += x * x;
         sxy += x * y;
+        k_lo = fmin(k_lo, (double)v->ks[i]);
+        k_hi = fmax(k_hi, (double)v->ks[i]);
         n++;
     }
     double den = n * sxx - sx * sx;
-    return n >= 2 && den > 0 ? (n * sxy - sx * sy) / den : NAN;
+    return n >= SLOPE_MIN_KS && k_hi >= SLOPE_MIN_SPAN * k_lo && den > 0 ? (n * sxy - sx * sy) / den : NAN;
 }
 
 static void settle_classes(struct mpb_verdict *v)
@@ -300,6 +324,52 @@ void mpb_verdict_settle(struct mpb_verdict *v)
     if (v->lost[0])
         append(v->warnings, sizeof v->warnings, v->lost);
     settle_consistency(v);
+}
+
+/* "rho_A/k = 4.78e+20 on test2 b=126 at 32x32x32 seed 1" */
+static void worst_text(char *buf, size_t len, const char *ratio, const struct mpb_grade_worst *w)
+{
+    snprintf(buf, len, "%s = %.3g on %s", ratio, w->value, w->what[0] ? w->what : "(no case)");
+}
+
+void mpb_verdict_sentence(const struct mpb_verdict *v, char *buf, size_t len)
+{
+    static const char *const ratio[] = {"rho_A/k", "rho_B/k", "rho_C/k^log2(12)"};
+    const struct mpb_grade_worst *worst[] = {&v->rho_a, &v->rho_b, &v->rho_c};
+    char w[384];
+    if (v->grade == '-') {
+        if (v->cases_ok == 0)
+            snprintf(buf, len, "no grade: no case ran (%lld error, %lld not_supported); the first: %s",
+                     (long long)v->cases_error, (long long)v->cases_not_supported, v->first_failure);
+        else
+            snprintf(buf, len, "no grade: none of its %lld cases that ran was graded (non-finite inputs, or an "
+                     "exact C out of range)", (long long)v->cases_ok);
+        return;
+    }
+    if (v->bound_grade == 'A') {
+        worst_text(w, sizeof w, ratio[0], &v->rho_a);
+        snprintf(buf, len, "A: all %lld graded cases are within A's bound (rho_A/k <= 10); the closest is %s",
+                 (long long)v->cases_graded, w);
+        return;
+    }
+    /* The grade one better than the bound grade failed on the worst case of
+     * its ratio: B fails A on the worst rho_A, C fails B on rho_B, F fails C
+     * on rho_C (a non-finite output has an infinite or NaN rho). */
+    int failed = v->bound_grade == 'B' ? 0 : v->bound_grade == 'C' ? 1 : 2;
+    worst_text(w, sizeof w, ratio[failed], worst[failed]);
+    const char *better = failed == 0 ? "A" : failed == 1 ? "B" : "C";
+    if (v->grade == 'F' && v->bound_grade == 'C')
+        snprintf(buf, len, "F: %s, past B's bound of 10, and Test 1 finds it conventional, so C's Strassen "
+                 "bound does not apply", w);
+    else if (v->grade == 'C' && v->test1_class == MPB_T1_STRASSEN)
+        snprintf(buf, len, "C: %s, past B's bound of 10; Test 1 finds it Strassen-like (%s has %.0f nonzero "
+                 "designated zeros)", w, v->test1.what, v->test1.value);
+    else if (v->grade == 'C')
+        snprintf(buf, len, "C: %s, past B's bound of 10; Test 1 did not run, so C is not confirmed "
+                 "Strassen-like", w);
+    else
+        snprintf(buf, len, "%c: %s, past %s's bound of 10%s", v->grade, w, better,
+                 v->grade == 'B' && v->test2_class == MPB_T2_FIXED ? " (Test 2 finds it fixed-point)" : "");
 }
 
 const char *mpb_test1_class_name(enum mpb_test1_class c)

@@ -113,8 +113,20 @@ else
 fi
 
 # Exit codes: 1 -> 0 with --report-only; 0 on a file against itself.
-expect 0 "gate: FAIL (WORSE, SLOW, MISSING or INCOMPARABLE), reported only" -- \
+expect 0 "gate: FAIL: accuracy (4 WORSE), speed (1 SLOW), missing (1 MISSING), incomparable (4 INCOMPARABLE) (reported only)" -- \
     gate --baseline "$TMP/b.csv" --candidate "$TMP/c.csv" --report-only
+grep -qF '"failed_categories": ["accuracy", "speed", "missing", "incomparable"]' "$TMP/g.json" ||
+    fail "--json lacks the failed categories"
+# The FAIL line names the one category that failed.
+for one in "0000000000000004 accuracy (1 WORSE)" "0000000000000008 speed (1 SLOW)" \
+    "0000000000000013 incomparable (1 INCOMPARABLE)"; do
+    id=${one%% *}
+    pick "$id"
+    expect 1 "gate: FAIL: ${one#* }" -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pc.csv"
+    grep -q "^gate: FAIL: ${one#* }\$" "$TMP/out" || fail "$id: the FAIL line names more than ${one#* }"
+done
+grep -v ',0000000000000011,' "$TMP/b.csv" >"$TMP/b-11.csv"
+expect 1 "gate: FAIL: missing (1 MISSING)" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/b-11.csv"
 expect 0 "gate: PASS" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/b.csv"
 pick 0000000000000001
 expect 0 "Every case is SAME." -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/pb.csv"
@@ -205,6 +217,56 @@ expect 0 "gate: FAIL (no case_id in both files: nothing was compared), reported 
     gate --baseline "$TMP/header-only.csv" --candidate "$TMP/c.csv" --report-only
 pick 0000000000000011
 expect 1 "nothing was compared" -- gate --baseline "$TMP/pb.csv" --candidate "$TMP/header-only.csv"
+
+# --pair-params: a MISSING row and a NEW one that are the same case but for
+# the scheme's params (slices=7 -> 8; an -a list 16,64 -> 32,128 pairs in
+# file order) are compared; a case with one MISSING and two NEW stays
+# unpaired. Without the option, a hint says so.
+head -n 1 "$DIR/baseline.csv" >"$TMP/pairb.fx"
+cp "$TMP/pairb.fx" "$TMP/pairc.fx"
+row() { # ID SCHEME PARAMS GEN GEN_PARAMS ERR_MAX HASH
+    echo "$1,4,$2,1,$3,fp64,cuda,1024,1024,1024,$4,$5,10,10.0,1.0,mpfr,1.1e-16,$6,5.5e-17,0.5,0.25,0.125,A,0,$7,ok,NVIDIA H200,570.86.15,12.8,12.8.4,0.1.0,abc123def456"
+}
+{
+    row 0000000000000031 ozaki1_int8 slices=7 phi phi=0.5 2.2e-16 3131313131313131
+    row 0000000000000032 ozaki1_int8 slices=7 phi phi=2 2.2e-16 3232323232323232
+    row 0000000000000033 adp block=16 test2 b=504 2.2e-16 3333333333333333
+    row 0000000000000034 adp block=64 test2 b=504 2.2e-16 3434343434343434
+    row 0000000000000035 ozaki2_int8 moduli=15 randn "" 2.2e-16 3535353535353535
+} >>"$TMP/pairb.fx"
+{
+    row 0000000000000041 ozaki1_int8 slices=8 phi phi=0.5 2.0e-16 4141414141414141
+    row 0000000000000042 ozaki1_int8 slices=8 phi phi=2 6.6e-16 4242424242424242
+    row 0000000000000043 adp block=32 test2 b=504 2.2e-16 4343434343434343
+    row 0000000000000044 adp block=128 test2 b=504 2.2e-16 4444444444444444
+    row 0000000000000045 ozaki2_int8 moduli=16 randn "" 2.2e-16 4545454545454545
+    row 0000000000000046 ozaki2_int8 moduli=17 randn "" 2.2e-16 4646464646464646
+} >>"$TMP/pairc.fx"
+"$EXPAND" "$TMP/pairb.fx" "$TMP/pairb.csv" && "$EXPAND" "$TMP/pairc.fx" "$TMP/pairc.csv" ||
+    fail "cannot expand the pairing fixtures"
+expect 1 "hint: 4 MISSING row(s) have a NEW row that is the same case but for the scheme's params (the first: ozaki1_int8 slices=7 → slices=8); --pair-params compares them" -- \
+    gate --baseline "$TMP/pairb.csv" --candidate "$TMP/pairc.csv"
+grep -qF "5 MISSING, 6 NEW" "$TMP/out" || fail "without --pair-params: not 5 MISSING, 6 NEW"
+expect 1 "gate: FAIL: accuracy (1 WORSE), missing (1 MISSING)" -- \
+    gate --baseline "$TMP/pairb.csv" --candidate "$TMP/pairc.csv" --pair-params --json "$TMP/pair.json"
+! grep -qF "hint:" "$TMP/out" || fail "--pair-params still hints"
+grep -qF "0 SAME, 3 CHANGED, 1 WORSE, 1 MISSING, 2 NEW, 0 INCOMPARABLE" "$TMP/out" || fail "--pair-params counts"
+grep -F "| 0000000000000031 |" "$TMP/out" | grep -qF "| slices=7 → slices=8 |" ||
+    fail "--pair-params: the table does not show slices=7 → slices=8"
+grep -F "| 0000000000000032 |" "$TMP/out" | grep -qF "| WORSE |" || fail "--pair-params: slices=8 at phi=2 is not WORSE"
+# pairs: baseline id, candidate params, accuracy
+for want in "31 slices=8 CHANGED" "32 slices=8 WORSE" "33 block=32 CHANGED" "34 block=128 CHANGED"; do
+    set -- $want
+    grep -F "\"case_id\": \"00000000000000$1\"" "$TMP/pair.json" |
+        grep -qF "\"params_candidate\": \"$2\", \"paired\": true, \"accuracy\": \"$3\"" ||
+        fail "--pair-params: $1 is not paired with $2 as $3 in the JSON"
+done
+grep -F '"case_id": "0000000000000035"' "$TMP/pair.json" | grep -qF '"paired": false, "accuracy": "MISSING"' ||
+    fail "--pair-params paired a MISSING row with one of two NEW rows"
+{ head -n 2 "$TMP/pairb.csv"; } >"$TMP/pairb1.csv"
+{ head -n 1 "$TMP/pairc.csv"; grep ',0000000000000041,' "$TMP/pairc.csv"; } >"$TMP/pairc1.csv"
+expect 1 "hint: 1 MISSING row(s)" -- gate --baseline "$TMP/pairb1.csv" --candidate "$TMP/pairc1.csv"
+expect 0 "gate: PASS" -- gate --baseline "$TMP/pairb1.csv" --candidate "$TMP/pairc1.csv" --pair-params
 
 # RFC 4180: a quoted cell may hold a line break (a record spans lines).
 awk -F, -v OFS=, '$3 == "0000000000000001" { $39 = "\"two" "\n" "lines, \"\"quoted\"\"\"" } 1' "$TMP/b.csv" >"$TMP/nl.csv"

@@ -184,3 +184,13 @@ const struct mpb_scheme mpb_double_fixed = {
     .target = MPB_TARGET_FP64, .version = 1, .params = fixed_params, .n_params = 1,
     .run_host = fixed_host,
 };
+
+void mpb_double_case(struct mpb_case *c, const char *text, const char *gen, int64_t k)
+{
+    memset(c, 0, sizeof *c);
+    c->gen = mpb_generator_find(gen);
+    mpb_param_defaults(c->gen->params, c->gen->n_params, c->gp);
+    c->m = c->n = c->k = k;
+    c->seed = 1;
+    snprintf(c->text, sizeof c->text, "%s", text);
+}

@@ -4,6 +4,7 @@
 #ifndef MPB_GRADE_DOUBLES_H
 #define MPB_GRADE_DOUBLES_H
 
+#include "case/plan.h"
 #include "schemes/registry.h"
 
 /* c ← c + a·b in l order, one rounding per operation: a conventional
@@ -21,5 +22,9 @@ extern const struct mpb_scheme mpb_double_strassen;
  * finds it fixed; it loses A once the exponent span 2b exceeds W − 53.
  * Non-finite inputs fall back to the naive product, as emulations do. */
 extern const struct mpb_scheme mpb_double_fixed;
+
+/* A stand-in case for hand-made observations: generator `gen` at its
+ * defaults, k x k x k, seed 1, `text` as its case string. */
+void mpb_double_case(struct mpb_case *c, const char *text, const char *gen, int64_t k);
 
 #endif

@@ -88,8 +88,18 @@ static void test_fixed(void)
 static void fake_case(struct mpb_verdict *v, char grade_letter, double rho_a)
 {
     struct mpb_metrics m = {.rho_a_max = rho_a, .rho_b_max = rho_a, .rho_c_max = rho_a, .grade = {grade_letter, 0}};
+    struct mpb_case c;
+    mpb_double_case(&c, "-s fake", "randn", 64);
     mpb_verdict_add_status(v, MPB_STATUS_OK);
-    mpb_verdict_add_metrics(v, "-s fake", 64, &m);
+    mpb_verdict_add_metrics(v, &c, &m);
+}
+
+/* A hand-made observation of `gen` at 64x64x64. */
+static const struct mpb_case *fake(const char *gen)
+{
+    static struct mpb_case c;
+    mpb_double_case(&c, "-s fake", gen, 64);
+    return &c;
 }
 
 /* Observations that no honest scheme can produce together: only a harness
@@ -99,20 +109,20 @@ static void test_inconsistency(void)
     struct mpb_verdict v;
     mpb_verdict_init(&v);
     fake_case(&v, 'A', 1);
-    mpb_verdict_add_test2(&v, "-s fake -g test2", 64, 0x1p-53, 1e-3);
+    mpb_verdict_add_test2(&v, fake("test2"), 0x1p-53, 1e-3);
     mpb_verdict_settle(&v);
     CHECK(v.grade == 'A' && v.test2_class == MPB_T2_FIXED && v.inconsistency[0], "fixed yet A not flagged");
     CHECK(mpb_grade_exit_code(&v, 1) == MPB_EXIT_INCORRECT, "fixed yet A: exit %d", mpb_grade_exit_code(&v, 1));
 
     mpb_verdict_init(&v);
     fake_case(&v, 'B', 1000);
-    mpb_verdict_add_test1(&v, "-s fake -g test1b", 3);
+    mpb_verdict_add_test1(&v, fake("test1b"), 3);
     mpb_verdict_settle(&v);
     CHECK(v.inconsistency[0] && mpb_grade_exit_code(&v, 1) == MPB_EXIT_INCORRECT, "Strassen-like yet B not flagged");
 
     mpb_verdict_init(&v);
     fake_case(&v, 'A', 1);
-    mpb_verdict_add_test2(&v, "-s fake -g test2", 64, 0x1p-53, 1e-15);
+    mpb_verdict_add_test2(&v, fake("test2"), 0x1p-53, 1e-15);
     mpb_verdict_settle(&v);
     CHECK(!v.inconsistency[0] && mpb_grade_exit_code(&v, 1) == MPB_EXIT_OK, "float A flagged: %s", v.inconsistency);
 }
@@ -124,14 +134,14 @@ static void test_c_rule(void)
     struct mpb_verdict v;
     mpb_verdict_init(&v);
     fake_case(&v, 'C', 1e6);
-    mpb_verdict_add_test1(&v, "-s fake -g test1a", 0);
+    mpb_verdict_add_test1(&v, fake("test1a"), 0);
     mpb_verdict_settle(&v);
     CHECK(v.bound_grade == 'C' && v.grade == 'F', "conventional C: grade %c", v.grade);
 
     mpb_verdict_init(&v);
     fake_case(&v, 'C', 1e6);
     fake_case(&v, 'A', 1);
-    mpb_verdict_add_test1(&v, "-s fake -g test1a", 5);
+    mpb_verdict_add_test1(&v, fake("test1a"), 5);
     mpb_verdict_settle(&v);
     CHECK(v.grade == 'C' && !v.inconsistency[0], "Strassen-like C: grade %c %s", v.grade, v.inconsistency);
 
@@ -142,8 +152,84 @@ static void test_c_rule(void)
           mpb_grade_exit_code(&v, 1));
 }
 
+/* Max rho_A growing like k^2 at every k, all within A's bound. */
+static void rising(struct mpb_verdict *v, const int64_t *ks, int n)
+{
+    mpb_verdict_init(v);
+    for (int i = 0; i < n; i++) {
+        double k = (double)ks[i];
+        struct mpb_metrics m = {.rho_a_max = k * k / 1000, .rho_b_max = 1, .rho_c_max = 1, .grade = "A"};
+        struct mpb_case c;
+        mpb_double_case(&c, "-s fake", "randn", ks[i]);
+        mpb_verdict_add_status(v, MPB_STATUS_OK);
+        mpb_verdict_add_metrics(v, &c, &m);
+    }
+    mpb_verdict_settle(v);
+}
+
+/* A slope only where the ks can support one: 3 or more spanning 4x. */
+static void test_slope(void)
+{
+    static const int64_t quick[] = {32, 33}, narrow[] = {30, 32, 33, 64}, wide[] = {16, 32, 64};
+    struct mpb_verdict v;
+    rising(&v, quick, 2);
+    CHECK(isnan(v.slope[0]) && !strstr(v.warnings, "slope"), "k 32,33: slope %g, warnings '%s'", v.slope[0],
+          v.warnings);
+    rising(&v, narrow, 4);
+    CHECK(isnan(v.slope[0]) && !v.warnings[0], "k 30..64 (2.1x): slope %g, warnings '%s'", v.slope[0], v.warnings);
+    rising(&v, wide, 3);
+    CHECK(fabs(v.slope[0] - 2) < 1e-9 && strstr(v.warnings, "slope-a: max rho_A grows like k^2.00"),
+          "k 16,32,64: slope %g, warnings '%s'", v.slope[0], v.warnings);
+}
+
+static void expect_sentence(const struct mpb_verdict *v, const char *const *parts, int n)
+{
+    char s[1024];
+    mpb_verdict_sentence(v, s, sizeof s);
+    for (int i = 0; i < n; i++)
+        CHECK(strstr(s, parts[i]) != NULL, "sentence '%s' lacks '%s'", s, parts[i]);
+}
+
+/* The sentence names the grade, the ratio and bound, and the deciding case. */
+static void test_sentence(void)
+{
+    struct mpb_verdict v;
+    struct mpb_metrics worst = {.rho_a_max = 64e4, .rho_b_max = 64, .rho_c_max = 1, .grade = "B"};
+    mpb_verdict_init(&v);
+    fake_case(&v, 'A', 1);
+    mpb_verdict_add_status(&v, MPB_STATUS_OK);
+    mpb_verdict_add_metrics(&v, fake("test2"), &worst);
+    mpb_verdict_add_test2(&v, fake("test2"), 0x1p-53, 1e-3);
+    mpb_verdict_settle(&v);
+    static const char *const b[] = {"B: rho_A/k = 1e+04 on test2 b=", " at 64x64x64 seed 1, past A's bound of 10",
+                                    "(Test 2 finds it fixed-point)"};
+    expect_sentence(&v, b, 3);
+
+    mpb_verdict_init(&v);
+    fake_case(&v, 'A', 6.4);
+    mpb_verdict_settle(&v);
+    static const char *const a[] = {"A: all 1 graded cases are within A's bound", "0.1 on randn at 64x64x64 seed 1"};
+    expect_sentence(&v, a, 2);
+
+    mpb_verdict_init(&v);
+    fake_case(&v, 'C', 1e6);
+    mpb_verdict_add_test1(&v, fake("test1a"), 0);
+    mpb_verdict_settle(&v);
+    static const char *const f[] = {"F: rho_B/k = 1.56e+04 on randn", "Test 1 finds it conventional"};
+    expect_sentence(&v, f, 2);
+
+    mpb_verdict_init(&v);
+    mpb_verdict_add_status(&v, MPB_STATUS_NOT_SUPPORTED);
+    mpb_verdict_add_failure(&v, "not_supported: too large (mpbench run -s fake)");
+    mpb_verdict_settle(&v);
+    static const char *const none[] = {"no grade: no case ran (0 error, 1 not_supported); the first: not_supported: too large"};
+    expect_sentence(&v, none, 1);
+}
+
 int main(void)
 {
+    test_slope();
+    test_sentence();
     test_inconsistency();
     test_c_rule();
     test_naive();

@@ -26,8 +26,10 @@ struct case_log {
     FILE *f;
 };
 
-static void log_case(void *ctx, const struct mpb_case *c, const struct mpb_result *res, const struct mpb_metrics *acc)
+static void log_case(void *ctx, const struct mpb_case *c, const struct mpb_result *res, const struct mpb_metrics *acc,
+                     bool bisection)
 {
+    (void)bisection;
     struct case_log *log = ctx;
     fprintf(log->f, "%s %d %016llx %s\n", c->text, (int)res->status, (unsigned long long)res->out_hash,
             acc ? acc->grade : "-");
@@ -52,7 +54,7 @@ static bool same_double(double a, double b)
 
 static bool same_worst(const struct mpb_grade_worst *a, const struct mpb_grade_worst *b)
 {
-    return same_double(a->value, b->value) && !strcmp(a->where, b->where);
+    return same_double(a->value, b->value) && !strcmp(a->where, b->where) && !strcmp(a->what, b->what);
 }
 
 /* The first field in which a and b differ, or NULL. */
@@ -156,14 +158,18 @@ static void check_ties(void)
 {
     static struct mpb_verdict first, second, merged;
     struct mpb_metrics m = {.rho_a_max = 64, .rho_b_max = NAN, .rho_c_max = 1, .grade = "B"};
+    struct mpb_case c1, c2, c2_32;
+    mpb_double_case(&c1, "first", "randn", 64);
+    mpb_double_case(&c2, "second", "randn", 64);
+    mpb_double_case(&c2_32, "second", "test3", 32);
     mpb_verdict_init(&first);
     mpb_verdict_init(&second);
-    mpb_verdict_add_metrics(&first, "first", 64, &m);
+    mpb_verdict_add_metrics(&first, &c1, &m);
     mpb_verdict_add_b_star(&first, 64, 3);
-    mpb_verdict_add_test3(&first, "first", 64, 0x1p-53, NAN);
-    mpb_verdict_add_metrics(&second, "second", 64, &m);
+    mpb_verdict_add_test3(&first, &c1, 0x1p-53, NAN);
+    mpb_verdict_add_metrics(&second, &c2, &m);
     mpb_verdict_add_b_star(&second, 32, 3);
-    mpb_verdict_add_test3(&second, "second", 32, 0x1p-53, NAN);
+    mpb_verdict_add_test3(&second, &c2_32, 0x1p-53, NAN);
     mpb_verdict_init(&merged);
     mpb_verdict_merge(&merged, &first);
     mpb_verdict_merge(&merged, &second);
