@@ -18,6 +18,7 @@
 #include "grade/grade_devices.h"
 #include "grade/grade_table.h"
 #include "record/meta.h"
+#include "record/outpath.h"
 #include "case/values.h"
 #include "workers/worker_pool.h"
 
@@ -59,7 +60,7 @@ static void help(void)
 "  --quick              sizes 32,33, no rectangular shapes, 1 seed (a smoke test)\n"
 "  --backend B          cuda (exit 77 without a GPU), host, or auto (default)\n"
 "  --ref-samples N      entries checked above 2^24 exact products (default 4096)\n"
-"  --csv FILE           the verdict table as CSV (README \"mpbench grade\")\n"
+"  --csv FILE           the verdict table as CSV, put in place when grading ends (README \"mpbench grade\")\n"
 "  --cases-csv FILE     every case as an mpbench run row (README \"CSV columns\")\n"
 "  --progress P         one line per case on stderr, [i/N] with an ETA (N: the\n"
 "                       battery's cases; Test 2's b bisection runs inside its\n"
@@ -568,10 +569,23 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
         mpb_cli_error(CMD, "--cases-csv %s: %s", g->cases_path, why);
         return MPB_EXIT_USAGE;
     }
-    if (g->csv_path && !(out.vf = fopen(g->csv_path, "w"))) {
-        mpb_cli_error(CMD, "--csv %s: cannot open it for writing: %m", g->csv_path);
-        exit_code = MPB_EXIT_USAGE;
-        goto done;
+    /* The verdicts go to a temporary file renamed over --csv once grading has
+     * finished: a grade that fails or is killed leaves the earlier file whole. */
+    char tmp_path[4096] = "";
+    bool finished = false;
+    if (g->csv_path) {
+        if (!mpb_outpath_check(g->csv_path, why, sizeof why)) {
+            mpb_cli_error(CMD, "--csv %s", why);
+            exit_code = MPB_EXIT_USAGE;
+            goto done;
+        }
+        if (snprintf(tmp_path, sizeof tmp_path, "%s.tmp%ld", g->csv_path, (long)getpid()) >= (int)sizeof tmp_path ||
+            !(out.vf = fopen(tmp_path, "w"))) {
+            mpb_cli_error(CMD, "--csv %s: cannot open %s for writing: %m", g->csv_path, tmp_path);
+            tmp_path[0] = '\0';
+            exit_code = MPB_EXIT_USAGE;
+            goto done;
+        }
     }
     if (out.vf && (fputs(verdict_columns, out.vf) < 0 || fflush(out.vf) != 0)) {
         mpb_cli_error(CMD, "--csv %s: write failed: %m", g->csv_path);
@@ -623,9 +637,22 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
         goto done;
     }
     exit_code = io_failed ? MPB_EXIT_RUNTIME : mpb_grade_exit_code(verdicts, n_done);
+    finished = !io_failed;
 done:
-    if (out.vf && fclose(out.vf) != 0 && exit_code == MPB_EXIT_OK)
-        exit_code = MPB_EXIT_RUNTIME;
+    if (out.vf && fclose(out.vf) != 0) {
+        mpb_cli_error(CMD, "--csv %s: write failed: %m", tmp_path);
+        finished = false;
+        if (exit_code == MPB_EXIT_OK)
+            exit_code = MPB_EXIT_RUNTIME;
+    }
+    if (tmp_path[0] && finished && rename(tmp_path, g->csv_path) != 0) {
+        mpb_cli_error(CMD, "--csv %s: cannot rename %s over it: %m", g->csv_path, tmp_path);
+        finished = false;
+        if (exit_code == MPB_EXIT_OK)
+            exit_code = MPB_EXIT_RUNTIME;
+    }
+    if (tmp_path[0] && !finished)
+        unlink(tmp_path);
     if (sink.csv && !mpb_csv_close(sink.csv) && exit_code == MPB_EXIT_OK)
         exit_code = MPB_EXIT_RUNTIME;
     return exit_code;

@@ -2,7 +2,7 @@
 # mpbench grade end to end on the host backend: a quick battery exits 0,
 # writes the verdict CSV (dgemm graded A, conventional, float), the cases CSV,
 # and a .meta.json beside each naming the command and the cases run; an -a
-# list grades each of its values.
+# list grades each of its values; a killed grade keeps the earlier --csv.
 # Usage: test_grade_cli.sh path/to/mpbench
 set -u
 mpb=$1
@@ -119,6 +119,26 @@ grep -q -- "--sizes is given twice (--size before it is the same option)" "$tmp/
 grep -q -- "--size is given twice (--sizes before it is the same option)" "$tmp/s.err" ||
     fail "run --sizes --size: $(cat "$tmp/s.err")"
 "$mpb" grade --help | grep -q -- '--size VALUES' || fail "grade --help does not document --size"
+
+# A grade killed mid-battery leaves the earlier verdict file whole: the
+# verdicts are written to a temporary file renamed over --csv at the end.
+printf 'earlier verdicts\n' >"$tmp/keep.csv"
+"$mpb" grade -s dgemm -s sgemm --backend host --progress never --csv "$tmp/keep.csv" \
+    --cases-csv "$tmp/keep-cases.csv" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ "$(cat "$tmp/keep-cases.csv" 2>/dev/null | wc -l)" -lt 3 ] && [ $i -lt 600 ]; do
+    sleep 0.1
+    i=$((i + 1))
+done
+kill -KILL $pid 2>/dev/null
+wait $pid 2>/dev/null
+[ "$(cat "$tmp/keep.csv")" = "earlier verdicts" ] || fail "a killed grade lost the earlier --csv file: $(head -c 200 "$tmp/keep.csv")"
+# A verdict path that is not a regular file is refused before anything runs.
+mkfifo "$tmp/fifo.csv"
+"$mpb" grade -s dgemm --backend host --quick --csv "$tmp/fifo.csv" >/dev/null 2>"$tmp/f.err" &&
+    fail "grade --csv FIFO was not refused"
+grep -q -- "--csv .*fifo.csv" "$tmp/f.err" || fail "grade --csv FIFO: $(cat "$tmp/f.err")"
 
 [ "$fails" = 0 ] || exit 1
 echo "test_grade_cli: all checks passed"
