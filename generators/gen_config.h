@@ -21,6 +21,7 @@ enum mpb_gen_kind {
     MPB_GEN_INNER,
     MPB_GEN_EVIL,
     MPB_GEN_SPECIAL,
+    MPB_GEN_SMALLIM,
 };
 
 enum mpb_operand { MPB_OPERAND_A = 0, MPB_OPERAND_B = 1 };
@@ -28,6 +29,7 @@ enum mpb_operand { MPB_OPERAND_A = 0, MPB_OPERAND_B = 1 };
 struct mpb_gen_config {
     enum mpb_gen_kind kind;
     enum mpb_target target;
+    enum mpb_field field; /* complex: two parts per element (gen_element.h) */
     int64_t m, n, k;
     uint64_t seed;
     double p[MPB_MAX_PARAMS]; /* resolved parameters, in the descriptor's spec order */

@@ -21,7 +21,18 @@
  *   stream 5  per test1b pair p, draw p: the split point s_p
  *   stream 6  keys of the bijections, drawn once in mpb_gen_config_init
  *             (key t: draws 2t, 2t+1): 0 rows of A, 1 columns of B,
- *             2 test1b per-pair permutations, 3 test2r/test3 shuffle */
+ *             2 test1b per-pair permutations, 3 test2r/test3 shuffle
+ *   (stream 7 is the reference's choice of entries, reference/ref_select.c)
+ *   stream 8  A's imaginary parts, per element as stream 0
+ *   stream 9  B's imaginary parts, per element as stream 1
+ *   stream 10 test2's imaginary significands y_l (draws 2l, 2l+1)
+ * Complex operands (cfg->field): the real part of an element is the real
+ * generator's element, bit for bit; the imaginary part is the same element
+ * function on the imaginary streams (8, 9, 10), so the two parts are
+ * independent draws, while everything a generator draws per row, column,
+ * inner index or key (streams 2–6) is shared: outer's row scale, inner's
+ * d_l, test1's zeros and test3's structure apply to the complex entry as a
+ * whole. smallim scales the imaginary part alone. */
 #ifndef MPB_GEN_ELEMENT_H
 #define MPB_GEN_ELEMENT_H
 
@@ -42,6 +53,9 @@ enum mpb_gen_stream {
     MPB_STREAM_INNER = 4,
     MPB_STREAM_PAIR = 5,
     MPB_STREAM_KEY = 6,
+    MPB_STREAM_A_IM = 8,
+    MPB_STREAM_B_IM = 9,
+    MPB_STREAM_INNER_IM = 10,
 };
 
 enum mpb_gen_key { MPB_KEY_ROWS = 0, MPB_KEY_COLS, MPB_KEY_PAIRS, MPB_KEY_SHUFFLE };
@@ -54,7 +68,7 @@ enum {
     MPB_GP_PHI = 0,                                    /* phi */
     MPB_GP_B = 0,                                      /* test2, test2r */
     MPB_GP_N0 = 0, MPB_GP_T3SPAN = 1, MPB_GP_HUGE = 2, /* test3 */
-    MPB_GP_SPAN = 0,                                   /* outer, inner, evil */
+    MPB_GP_SPAN = 0,                                   /* outer, inner, evil, smallim */
     MPB_GP_RATE = 0, MPB_GP_KIND = 1,                  /* special */
 };
 
@@ -117,12 +131,14 @@ MPB_HD int64_t mpb_gen_cols(const struct mpb_gen_config *cfg, enum mpb_operand w
     return which == MPB_OPERAND_A ? cfg->k : cfg->n;
 }
 
-/* The generator positioned at the first draw of element (r, c). */
+/* The generator positioned at the first draw of part `part` (0 real, 1
+ * imaginary) of element (r, c). */
 MPB_HD struct mpb_pcg32 mpb_gen_elem_rng(const struct mpb_gen_config *cfg,
-                                         enum mpb_operand which, int64_t r, int64_t c)
+                                         enum mpb_operand which, int64_t r, int64_t c, int part)
 {
     uint64_t e = (uint64_t)r + (uint64_t)c * (uint64_t)mpb_gen_rows(cfg, which);
-    uint64_t stream = which == MPB_OPERAND_A ? MPB_STREAM_A : MPB_STREAM_B;
+    uint64_t stream = which == MPB_OPERAND_A ? (part ? MPB_STREAM_A_IM : MPB_STREAM_A)
+                                             : (part ? MPB_STREAM_B_IM : MPB_STREAM_B);
     return mpb_pcg32_at(cfg->seed, stream, e * MPB_GEN_DRAWS);
 }
 
@@ -133,15 +149,22 @@ MPB_HD uint32_t mpb_gen_draw(const struct mpb_gen_config *cfg, uint64_t stream, 
 }
 
 /* Test 2's x_l = X·2^-52 (fp64) or X·2^-23 (fp32), X = 2^52 + 52 random
- * bits (2^23 + 23 bits): U(1,2) with a full random significand. */
-MPB_HD uint64_t mpb_gen_test2_sig(const struct mpb_gen_config *cfg, int64_t l)
+ * bits (2^23 + 23 bits): U(1,2) with a full random significand; part 1:
+ * the imaginary part's y_l, the same from its own stream. */
+MPB_HD uint64_t mpb_gen_test2_sig_part(const struct mpb_gen_config *cfg, int64_t l, int part)
 {
-    struct mpb_pcg32 g = mpb_pcg32_at(cfg->seed, MPB_STREAM_INNER, 2 * (uint64_t)l);
+    struct mpb_pcg32 g = mpb_pcg32_at(cfg->seed, part ? MPB_STREAM_INNER_IM : MPB_STREAM_INNER,
+                                      2 * (uint64_t)l);
     uint64_t a = mpb_pcg32_next(&g);
     uint64_t b = mpb_pcg32_next(&g);
     if (cfg->target == MPB_TARGET_FP32)
         return (1ULL << 23) | (a >> 9);
     return (1ULL << 52) | (a << 20) | (b >> 12);
+}
+
+MPB_HD uint64_t mpb_gen_test2_sig(const struct mpb_gen_config *cfg, int64_t l)
+{
+    return mpb_gen_test2_sig_part(cfg, l, 0);
 }
 
 MPB_HD int mpb_gen_test2_frac_bits(const struct mpb_gen_config *cfg)
@@ -235,7 +258,7 @@ MPB_HD double mpb_gen_special_value(const struct mpb_gen_config *cfg, struct mpb
  * already read from `g`): g rounded to the target, then zeroed (test1a,
  * test1b), replaced (special) or scaled by an exact power of two. */
 MPB_HD double mpb_gen_from_base(const struct mpb_gen_config *cfg, enum mpb_operand which,
-                                int64_t r, int64_t c, double base, struct mpb_pcg32 *g)
+                                int64_t r, int64_t c, int part, double base, struct mpb_pcg32 *g)
 {
     const int is_a = which == MPB_OPERAND_A;
     int64_t e = 0, span = cfg->ip[MPB_GP_SPAN];
@@ -276,24 +299,28 @@ MPB_HD double mpb_gen_from_base(const struct mpb_gen_config *cfg, enum mpb_opera
         if (mpb_pcg32_next(g) < cfg->inject_below)
             return mpb_gen_special_value(cfg, g);
         break;
+    case MPB_GEN_SMALLIM:
+        e = part ? -span : 0;
+        break;
     default: /* randn */
         break;
     }
     return mpb_gm_scale2(mpb_gen_to_target(cfg, base), (int)e);
 }
 
-/* A(r, c) or B(r, c) as a double exactly representable in the target
- * (NaN excepted: mpb_gen_store writes the target's quiet NaN). */
-MPB_HD double mpb_gen_element(const struct mpb_gen_config *cfg, enum mpb_operand which,
-                              int64_t r, int64_t c)
+/* Part `part` (0 real, 1 imaginary) of A(r, c) or B(r, c) as a double
+ * exactly representable in the target (NaN excepted: mpb_gen_store writes
+ * the target's quiet NaN). */
+MPB_HD double mpb_gen_element_part(const struct mpb_gen_config *cfg, enum mpb_operand which,
+                                   int64_t r, int64_t c, int part)
 {
     if (cfg->kind == MPB_GEN_TEST2 || cfg->kind == MPB_GEN_TEST2R) {
         int64_t l = (r % cfg->k + c % cfg->k) % cfg->k;
-        double x = (double)mpb_gen_test2_sig(cfg, l) * mpb_gm_pow2(-mpb_gen_test2_frac_bits(cfg));
+        double x = (double)mpb_gen_test2_sig_part(cfg, l, part) * mpb_gm_pow2(-mpb_gen_test2_frac_bits(cfg));
         int64_t j = mpb_gen_test2_exp(cfg, l);
         return mpb_gm_scale2(x, (int)(which == MPB_OPERAND_A ? j : -j));
     }
-    struct mpb_pcg32 g = mpb_gen_elem_rng(cfg, which, r, c);
+    struct mpb_pcg32 g = mpb_gen_elem_rng(cfg, which, r, c, part);
     if (cfg->kind == MPB_GEN_UNIFORM) {
         double lo = cfg->p[MPB_GP_LO], hi = cfg->p[MPB_GP_HI];
         return mpb_gen_to_target(cfg, lo + (hi - lo) * mpb_gen_u53(&g));
@@ -301,7 +328,14 @@ MPB_HD double mpb_gen_element(const struct mpb_gen_config *cfg, enum mpb_operand
     double base = mpb_gen_randn(&g);
     if (cfg->kind == MPB_GEN_PHI)
         return mpb_gen_to_target(cfg, (mpb_gen_u53(&g) - 0.5) * mpb_gm_exp(cfg->p[MPB_GP_PHI] * base));
-    return mpb_gen_from_base(cfg, which, r, c, base, &g);
+    return mpb_gen_from_base(cfg, which, r, c, part, base, &g);
+}
+
+/* A(r, c) or B(r, c) of a real operand; the real part of a complex one. */
+MPB_HD double mpb_gen_element(const struct mpb_gen_config *cfg, enum mpb_operand which,
+                              int64_t r, int64_t c)
+{
+    return mpb_gen_element_part(cfg, which, r, c, 0);
 }
 
 /* Store x into element `idx` of a target-typed array: the one rounding to
@@ -318,6 +352,23 @@ MPB_HD void mpb_gen_store(const struct mpb_gen_config *cfg, void *dst, int64_t i
     } else {
         ((float *)dst)[idx] = (float)x;
     }
+}
+
+/* Store part `part` of element `idx` (complex operands interleave the
+ * parts, as cuDoubleComplex and cuComplex do). */
+MPB_HD void mpb_gen_store_part(const struct mpb_gen_config *cfg, void *dst, int64_t idx, int part,
+                               double x)
+{
+    mpb_gen_store(cfg, dst, cfg->field == MPB_FIELD_COMPLEX ? 2 * idx + part : idx, x);
+}
+
+/* Every part of element (r, c) into element `idx` of dst. */
+MPB_HD void mpb_gen_fill_element(const struct mpb_gen_config *cfg, enum mpb_operand which,
+                                 void *dst, int64_t idx, int64_t r, int64_t c)
+{
+    int parts = mpb_field_parts(cfg->field);
+    for (int part = 0; part < parts; part++)
+        mpb_gen_store_part(cfg, dst, idx, part, mpb_gen_element_part(cfg, which, r, c, part));
 }
 
 #endif

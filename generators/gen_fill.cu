@@ -20,7 +20,7 @@ __global__ void mpb_gen_fill_kernel(const struct mpb_gen_config cfg, enum mpb_op
     int64_t r = idx % rows, c = idx / rows;
     int64_t dr = stride % rows, dc = stride / rows;
     for (; idx < total; idx += stride) {
-        mpb_gen_store(&cfg, dst, idx, mpb_gen_element(&cfg, which, r, c));
+        mpb_gen_fill_element(&cfg, which, dst, idx, r, c);
         r += dr;
         c += dc;
         if (r >= rows) {
@@ -39,8 +39,7 @@ __global__ void mpb_gen_fill_cyclic_kernel(const struct mpb_gen_config cfg, enum
     int64_t stride = (int64_t)gridDim.x * blockDim.x;
     for (int64_t idx = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; idx < total; idx += stride) {
         int64_t r = idx % rows, c = idx / rows;
-        mpb_gen_store(&cfg, dst, idx,
-                      mpb_gen_element(&cfg, which, mpb_bc_global_row(&d, r), mpb_bc_global_col(&d, c)));
+        mpb_gen_fill_element(&cfg, which, dst, idx, mpb_bc_global_row(&d, r), mpb_bc_global_col(&d, c));
     }
 }
 

@@ -10,7 +10,7 @@ void mpb_gen_fill_host(const struct mpb_gen_config *cfg, enum mpb_operand which,
     int64_t rows = mpb_gen_rows(cfg, which), cols = mpb_gen_cols(cfg, which);
     for (int64_t c = 0; c < cols; c++)
         for (int64_t r = 0; r < rows; r++)
-            mpb_gen_store(cfg, dst, r + c * rows, mpb_gen_element(cfg, which, r, c));
+            mpb_gen_fill_element(cfg, which, dst, r + c * rows, r, c);
 }
 
 void mpb_gen_fill_host_cyclic(const struct mpb_gen_config *cfg, enum mpb_operand which,
@@ -20,6 +20,6 @@ void mpb_gen_fill_host_cyclic(const struct mpb_gen_config *cfg, enum mpb_operand
     for (int64_t c = 0; c < cols; c++) {
         int64_t gc = mpb_bc_global_col(d, c);
         for (int64_t r = 0; r < rows; r++)
-            mpb_gen_store(cfg, dst, r + c * rows, mpb_gen_element(cfg, which, mpb_bc_global_row(d, r), gc));
+            mpb_gen_fill_element(cfg, which, dst, r + c * rows, mpb_bc_global_row(d, r), gc);
     }
 }

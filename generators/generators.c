@@ -336,10 +336,28 @@ static const struct mpb_generator gen_special = {
     .params = special_params, .n_params = 2,
 };
 
+/* ---- complex: small imaginary parts ---- */
+
+static const struct mpb_param_spec smallim_params[] = {
+    [MPB_GP_SPAN] = {.name = "span", .kind = MPB_PARAM_INT, .def = "24", .lo = 0, .hi = 40,
+                     .help = "the imaginary parts are N(0,1)*2^-span"},
+};
+
+/* The scaling stays exact: a nonzero Box–Muller g is above 2^-81 (its
+ * radius is ≥ 2^-26, its cosine at a multiple of 2^-53 turns ≥ 2^-55), so
+ * g·2^-40 is a normal fp32 number. */
+static const struct mpb_generator gen_smallim = {
+    .name = "smallim", .kind = MPB_GEN_SMALLIM,
+    .help = "complex only: real parts N(0,1), imaginary parts N(0,1)*2^-span: the imaginary part "
+            "of C is 2^-span of |A||B|, so a 3M (Karatsuba) product's error, set by the real parts, "
+            "fails its componentwise bound while 4M meets it",
+    .params = smallim_params, .n_params = 1, .complex_only = true,
+};
+
 /* Order of `mpbench list generators`. */
 const struct mpb_generator *const mpb_generators[] = {
     &gen_uniform, &gen_randn, &gen_phi, &gen_test1a, &gen_test1b, &gen_test2, &gen_test2r,
-    &gen_test3, &gen_outer, &gen_inner, &gen_evil, &gen_special,
+    &gen_test3, &gen_outer, &gen_inner, &gen_evil, &gen_special, &gen_smallim,
 };
 const int mpb_n_generators = (int)(sizeof mpb_generators / sizeof mpb_generators[0]);
 
@@ -363,9 +381,17 @@ void mpb_gen_config_init(struct mpb_gen_config *cfg, const struct mpb_generator 
                          const double *params, enum mpb_target target,
                          int64_t m, int64_t n, int64_t k, uint64_t seed)
 {
+    mpb_gen_config_init_field(cfg, gen, params, target, MPB_FIELD_REAL, m, n, k, seed);
+}
+
+void mpb_gen_config_init_field(struct mpb_gen_config *cfg, const struct mpb_generator *gen,
+                               const double *params, enum mpb_target target, enum mpb_field field,
+                               int64_t m, int64_t n, int64_t k, uint64_t seed)
+{
     memset(cfg, 0, sizeof *cfg);
     cfg->kind = gen->kind;
     cfg->target = target;
+    cfg->field = field;
     cfg->m = m;
     cfg->n = n;
     cfg->k = k;

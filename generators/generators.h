@@ -32,18 +32,24 @@ struct mpb_generator {
      * with a reason naming them, and the command line refuses them before
      * any case (a usage error). May be NULL. */
     bool (*validate)(const double *params, char *why, size_t why_len);
+    bool complex_only; /* meaningless for real operands: a real case is not_supported */
 };
 
 extern const struct mpb_generator *const mpb_generators[];
 extern const int mpb_n_generators;
 const struct mpb_generator *mpb_generator_find(const char *name);
 
-/* Build the POD config the element functions read (params already resolved). */
+/* Build the POD config the element functions read (params already resolved):
+ * real operands, or complex ones with mpb_gen_config_init_field. */
 void mpb_gen_config_init(struct mpb_gen_config *cfg, const struct mpb_generator *gen,
                          const double *params, enum mpb_target target,
                          int64_t m, int64_t n, int64_t k, uint64_t seed);
+void mpb_gen_config_init_field(struct mpb_gen_config *cfg, const struct mpb_generator *gen,
+                               const double *params, enum mpb_target target, enum mpb_field field,
+                               int64_t m, int64_t n, int64_t k, uint64_t seed);
 
-/* Fill A (m×k) or B (k×n), column-major, elements of cfg->target's type. */
+/* Fill A (m×k) or B (k×n), column-major, elements of cfg->target's type
+ * (two per complex element, interleaved). */
 void mpb_gen_fill_host(const struct mpb_gen_config *cfg, enum mpb_operand which, void *dst);
 
 struct mpb_cuda_env;

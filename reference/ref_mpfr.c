@@ -17,7 +17,13 @@
  * float, subnormals and overflow included) is derived from (S, ternary) in
  * ref_round_format; a second sum is needed only when C − hi is too small
  * relative to C for S to determine it (ref_lo), and a third, rounded up,
- * gives (|A||B|)_ij. */
+ * gives (|A||B|)_ij.
+ *
+ * Complex operands: each part of C_ij is a real sum of 2k exact products,
+ * Re = Σ ar·br + (−ai)·bi and Im = Σ ar·bi + ai·br, evaluated by the same
+ * code on the 2k pairs (ref_gather), so each part is rounded once; the
+ * part's (|A||B|) is then Σ|ar||br| + |ai||bi| (Re) or Σ|ar||bi| + |ai||br|
+ * (Im), the per-part bound of a 4M product. */
 #include "reference.h"
 #include "ref_threads.h"
 
@@ -140,22 +146,34 @@ static bool ref_work_init(struct ref_work *w, int64_t k)
     return true;
 }
 
-/* Copy row i of A and column j of B (column-major, lda = m, ldb = k),
- * widened to double. */
-static void ref_gather(const struct mpb_gemm *g, int64_t i, int64_t j, struct ref_work *w)
+/* Scalar `idx` of a target-typed array, widened to double. */
+static double ref_scalar(const void *p, int64_t idx, enum mpb_target t)
+{
+    return t == MPB_TARGET_FP64 ? ((const double *)p)[idx] : ((const float *)p)[idx];
+}
+
+/* The pairs of part `part` of C_ij into x[] and y[] (w->k of them): row i
+ * of A and column j of B (column-major, lda = m, ldb = k), widened to
+ * double; for complex operands (parts interleaved) Re: (ar, br), (−ai, bi)
+ * and Im: (ar, bi), (ai, br) for each l. */
+static void ref_gather(const struct mpb_gemm *g, int64_t i, int64_t j, int part, struct ref_work *w)
 {
     int64_t m = g->m, k = g->k;
-    if (g->target == MPB_TARGET_FP64) {
-        const double *a = g->a, *b = g->b;
-        for (int64_t l = 0; l < k; l++)
-            w->x[l] = a[i + l * m];
-        memcpy(w->y, b + j * k, (size_t)k * sizeof *w->y);
-    } else {
-        const float *a = g->a, *b = g->b;
-        for (int64_t l = 0; l < k; l++)
-            w->x[l] = a[i + l * m];
-        for (int64_t l = 0; l < k; l++)
-            w->y[l] = b[l + j * k];
+    if (g->field != MPB_FIELD_COMPLEX) {
+        for (int64_t l = 0; l < k; l++) {
+            w->x[l] = ref_scalar(g->a, i + l * m, g->target);
+            w->y[l] = ref_scalar(g->b, l + j * k, g->target);
+        }
+        return;
+    }
+    for (int64_t l = 0; l < k; l++) {
+        int64_t ea = 2 * (i + l * m), eb = 2 * (l + j * k);
+        double ar = ref_scalar(g->a, ea, g->target), ai = ref_scalar(g->a, ea + 1, g->target);
+        double br = ref_scalar(g->b, eb, g->target), bi = ref_scalar(g->b, eb + 1, g->target);
+        w->x[2 * l] = ar;
+        w->y[2 * l] = part ? bi : br;
+        w->x[2 * l + 1] = part ? ai : -ai;
+        w->y[2 * l + 1] = part ? br : bi;
     }
 }
 
@@ -255,10 +273,10 @@ static double ref_lo(struct ref_work *w, int64_t n, double hi, int t)
     return ref_round_format(w->s53, t2, &ref_fp64, w->q);
 }
 
-static void ref_entry(const struct mpb_gemm *g, int64_t i, int64_t j, struct ref_work *w,
+static void ref_entry(const struct mpb_gemm *g, int64_t i, int64_t j, int part, struct ref_work *w,
                       struct mpb_ref_value *v)
 {
-    ref_gather(g, i, j, w);
+    ref_gather(g, i, j, part, w);
     int64_t n = ref_build_terms(w);
     if (n < 0) {
         ref_special(w, v);
@@ -288,11 +306,13 @@ struct ref_job {
 static bool ref_run(void *ctx, int64_t begin, int64_t end)
 {
     const struct ref_job *job = ctx;
+    int parts = mpb_field_parts(job->g->field);
     struct ref_work w;
-    if (!ref_work_init(&w, job->g->k))
+    if (!ref_work_init(&w, job->g->k * parts))
         return false;
     for (int64_t p = begin; p < end; p++)
-        ref_entry(job->g, job->e[p].i, job->e[p].j, &w, &job->out[p]);
+        for (int part = 0; part < parts; part++)
+            ref_entry(job->g, job->e[p].i, job->e[p].j, part, &w, &job->out[p * parts + part]);
     ref_work_free(&w);
     return true;
 }

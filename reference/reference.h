@@ -37,7 +37,10 @@ int64_t mpb_ref_select(const struct mpb_gen_config *cfg, int64_t full_limit, int
                        struct mpb_ref_entry **out);
 
 /* Exact values of `n` entries of A·B (g->a, g->b host arrays of g->target's
- * type) using `threads` threads (0 = one per online core). */
+ * type) using `threads` threads (0 = one per online core). Complex
+ * operands (g->field): 2n values, out[2p] the real part of entry p and
+ * out[2p + 1] its imaginary part, each part's absab its own
+ * Σ|·||·| over the 2k real products of that part. */
 bool mpb_ref_mpfr(const struct mpb_gemm *g, const struct mpb_ref_entry *e, int64_t n, int threads,
                   struct mpb_ref_value *out);
 

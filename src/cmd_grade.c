@@ -219,6 +219,12 @@ static enum mpb_parse_result parse_args(int argc, char **argv, struct grade_args
         mpb_cli_error(CMD, "no scheme: give -s SCHEME (mpbench list schemes)");
         return MPB_PARSE_ERROR;
     }
+    for (int s = 0; s < g->n_schemes; s++)
+        if (g->schemes[s].scheme->field == MPB_FIELD_COMPLEX) {
+            mpb_cli_error(CMD, "-s %s: complex schemes have no grade battery yet (mpbench run grades each "
+                          "case)", g->schemes[s].scheme->name);
+            return MPB_PARSE_ERROR;
+        }
     if ((g->n_devices > 0 || g->devices_all) && g->backend == MPB_BACKEND_HOST) {
         mpb_cli_error(CMD, "--devices spreads the battery over GPUs: it does not go with --backend host");
         return MPB_PARSE_ERROR;

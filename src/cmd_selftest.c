@@ -25,12 +25,53 @@ static double elem(const void *p, int64_t i, enum mpb_target t)
     return t == MPB_TARGET_FP64 ? ((const double *)p)[i] : (double)((const float *)p)[i];
 }
 
+/* |element idx| of a real or complex (interleaved) array: the modulus. */
+static long double elem_abs(const struct mpb_gemm *g, const void *p, int64_t idx)
+{
+    if (g->field != MPB_FIELD_COMPLEX)
+        return fabsl((long double)elem(p, idx, g->target));
+    return hypotl(elem(p, 2 * idx, g->target), elem(p, 2 * idx + 1, g->target));
+}
+
+/* |x_idx − y_idx| (the modulus of the parts' differences); NaN where either is. */
+static double elem_diff(const struct mpb_gemm *g, const void *x, const void *y, int64_t idx)
+{
+    int parts = mpb_field_parts(g->field);
+    double d2 = 0;
+    for (int q = 0; q < parts; q++) {
+        double d = elem(x, idx * parts + q, g->target) - elem(y, idx * parts + q, g->target);
+        d2 += d * d;
+    }
+    return sqrt(d2);
+}
+
+/* Do x_idx and y_idx hold the same bits' values (NaN matching NaN) in every part? */
+static bool elem_same(const struct mpb_gemm *g, const void *x, const void *y, int64_t idx)
+{
+    int parts = mpb_field_parts(g->field);
+    for (int q = 0; q < parts; q++) {
+        double a = elem(x, idx * parts + q, g->target), b = elem(y, idx * parts + q, g->target);
+        if (!(a == b || (isnan(a) && isnan(b))))
+            return false;
+    }
+    return true;
+}
+
+/* (|A||B|)_ij, |·| the complex modulus for complex operands. */
+static long double abs_ab(const struct mpb_gemm *g, const void *a, const void *b, int64_t i, int64_t j)
+{
+    long double s = 0;
+    for (int64_t l = 0; l < g->k; l++)
+        s += elem_abs(g, a, i + l * g->m) * elem_abs(g, b, l + j * g->k);
+    return s;
+}
+
 /* ‖A(i,:)‖₂‖B(:,j)‖₂: what a row/column-wise bound (bound_rowcol) scales. */
 static long double rowcol_norms(const struct mpb_gemm *g, const void *a, const void *b, int64_t i, int64_t j)
 {
     long double sa = 0, sb = 0;
     for (int64_t l = 0; l < g->k; l++) {
-        long double x = elem(a, i + l * g->m, g->target), y = elem(b, l + j * g->k, g->target);
+        long double x = elem_abs(g, a, i + l * g->m), y = elem_abs(g, b, l + j * g->k);
         sa += x * x;
         sb += y * y;
     }
@@ -46,14 +87,9 @@ static double worst_ratio(const struct mpb_gemm *g, const void *a, const void *b
     double worst = 0;
     for (int64_t j = 0; j < g->n; j++)
         for (int64_t i = 0; i < g->m; i++) {
-            long double absab = 0;
-            for (int64_t l = 0; l < g->k; l++)
-                absab += fabsl((long double)elem(a, i + l * g->m, g->target) * elem(b, l + j * g->k, g->target));
-            if (rowcol)
-                absab = rowcol_norms(g, a, b, i, j);
-            double xi = elem(x, i + j * g->m, g->target), yi = elem(y, i + j * g->m, g->target);
-            double diff = fabs(xi - yi);
-            if (xi == yi || (isnan(xi) && isnan(yi)))
+            long double absab = rowcol ? rowcol_norms(g, a, b, i, j) : abs_ab(g, a, b, i, j);
+            double diff = elem_diff(g, x, y, i + j * g->m);
+            if (elem_same(g, x, y, i + j * g->m))
                 continue;
             double r = isnan(diff) ? INFINITY : diff / (tol * (double)absab * (1 + 1e-6));
             if (r > worst)
@@ -64,13 +100,15 @@ static double worst_ratio(const struct mpb_gemm *g, const void *a, const void *b
 
 /* max over all entries of |x − C|/(f·(|A||B|)_ij) (or f·‖A(i,:)‖₂‖B(:,j)‖₂
  * when `rowcol`) against the exact C of the MPFR reference (hi + lo), with
- * the same conventions as worst_ratio. */
+ * the same conventions as worst_ratio; complex: the modulus of the parts'
+ * errors against the modulus (|A||B|)_ij. */
 static double worst_ratio_exact(const struct mpb_gemm *g, const void *a, const void *b, const void *x, double f,
                                 bool rowcol)
 {
     int64_t n = g->m * g->n;
+    int parts = mpb_field_parts(g->field);
     struct mpb_ref_entry *e = malloc(sizeof *e * (size_t)n);
-    struct mpb_ref_value *v = malloc(sizeof *v * (size_t)n);
+    struct mpb_ref_value *v = malloc(sizeof *v * (size_t)(n * parts));
     struct mpb_gemm in = *g;
     in.a = a;
     in.b = b;
@@ -81,8 +119,15 @@ static double worst_ratio_exact(const struct mpb_gemm *g, const void *a, const v
         if (mpb_ref_mpfr(&in, e, n, 0, v)) {
             worst = 0;
             for (int64_t p = 0; p < n; p++) {
-                long double diff = fabsl((long double)elem(x, p, g->target) - v[p].hi - v[p].lo);
-                long double scale = rowcol ? rowcol_norms(g, a, b, p % g->m, p / g->m) : v[p].absab;
+                long double d2 = 0;
+                for (int q = 0; q < parts; q++) {
+                    const struct mpb_ref_value *w = &v[p * parts + q];
+                    long double d = (long double)elem(x, p * parts + q, g->target) - w->hi - w->lo;
+                    d2 += d * d;
+                }
+                long double diff = sqrtl(d2);
+                long double scale = rowcol ? rowcol_norms(g, a, b, p % g->m, p / g->m)
+                                    : parts == 1 ? v[p].absab : abs_ab(g, a, b, p % g->m, p / g->m);
                 double r = diff == 0 ? 0 : isnan((double)diff) ? INFINITY : (double)(diff / (f * scale));
                 worst = fmax(worst, r);
             }
@@ -123,6 +168,8 @@ static const struct mpb_scheme *host_partner(const struct mpb_scheme *s)
 {
     if (s->run_host)
         return s;
+    if (s->field == MPB_FIELD_COMPLEX)
+        return mpb_scheme_find(s->target == MPB_TARGET_FP64 ? "zgemm" : "cgemm");
     return mpb_scheme_find(s->target == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
 }
 
@@ -131,7 +178,7 @@ static const struct mpb_scheme *host_partner(const struct mpb_scheme *s)
 static bool gpu_matches_host(const struct mpb_case *c, const struct mpb_result *res, double *worst)
 {
     struct mpb_gemm g = mpb_case_gemm(c);
-    size_t bytes = (size_t)(c->m * c->n) * mpb_target_size(g.target);
+    size_t bytes = (size_t)(c->m * c->n) * mpb_elem_size(g.target, g.field);
     void *expect = malloc(bytes);
     const struct mpb_scheme *partner = host_partner(c->scheme);
     struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
@@ -180,21 +227,25 @@ static bool check_case(const struct mpb_runner *r, const struct mpb_case *c, dou
 }
 
 /* Device fill against host fill, byte for byte, for one generator at one
- * awkward shape in both targets. */
+ * awkward shape in both targets, real and complex (a complex-only
+ * generator complex only). */
 static bool check_generator(struct mpb_cuda_env *env, const struct mpb_generator *gen, char *why, size_t why_len)
 {
     static const int64_t m = 65, n = 33, k = 130;
     double params[MPB_MAX_PARAMS];
     bool ok = true;
-    for (int t = 0; ok && t < 2; t++) {
-        enum mpb_target target = t ? MPB_TARGET_FP32 : MPB_TARGET_FP64;
+    for (int t = 0; ok && t < 4; t++) {
+        enum mpb_target target = t % 2 ? MPB_TARGET_FP32 : MPB_TARGET_FP64;
+        enum mpb_field field = t / 2 ? MPB_FIELD_COMPLEX : MPB_FIELD_REAL;
+        if (gen->complex_only && field == MPB_FIELD_REAL)
+            continue;
         mpb_param_defaults(gen->params, gen->n_params, params);
         if (gen->resolve && !gen->resolve(params, target, m, n, k, why, why_len))
             return false;
         struct mpb_gen_config cfg;
-        mpb_gen_config_init(&cfg, gen, params, target, m, n, k, 7);
+        mpb_gen_config_init_field(&cfg, gen, params, target, field, m, n, k, 7);
         for (int op = 0; ok && op < 2; op++) {
-            size_t bytes = (size_t)(op ? k * n : m * k) * mpb_target_size(target);
+            size_t bytes = (size_t)(op ? k * n : m * k) * mpb_elem_size(target, field);
             void *dev = NULL, *from_dev = malloc(bytes), *from_host = malloc(bytes);
             ok = from_dev && from_host && mpb_cuda_alloc(env, &dev, bytes) == MPB_STATUS_OK &&
                  mpb_gen_fill_cuda(env, &cfg, (enum mpb_operand)op, dev) == MPB_STATUS_OK &&
@@ -205,8 +256,8 @@ static bool check_generator(struct mpb_cuda_env *env, const struct mpb_generator
                 mpb_gen_fill_host(&cfg, (enum mpb_operand)op, from_host);
                 ok = memcmp(from_dev, from_host, bytes) == 0;
                 if (!ok)
-                    snprintf(why, why_len, "%s %s fill differs between device and host (65x33x130, seed 7)",
-                             mpb_target_name(target), op ? "B" : "A");
+                    snprintf(why, why_len, "%s %s %s fill differs between device and host (65x33x130, seed 7)",
+                             mpb_field_name(field), mpb_target_name(target), op ? "B" : "A");
             }
             mpb_cuda_free(env, dev);
             free(from_dev);
@@ -227,7 +278,8 @@ static void check_generators(struct mpb_cuda_env *env, struct tally *t)
         }
     }
     if (!bad)
-        printf("  ok    generators       %d, device fill = host fill bitwise (fp64 and fp32)\n", mpb_n_generators);
+        printf("  ok    generators       %d, device fill = host fill bitwise (fp64 and fp32, real and complex)\n",
+               mpb_n_generators);
     t->passed += !bad;
     t->failed += bad;
 }

@@ -48,8 +48,8 @@ grep -q '^#' csv.out && fail "the header is in the CSV on stdout"
 has csv.err "# host: " "run --csv -'s header on stderr"
 
 # The energy columns close the header, empty on the host backend.
-head -n 1 r.csv | grep -q ',gpu_uuid,power_w,joules_per_call,gflops_per_w$' || fail "header: $(head -n 1 r.csv)"
-tail -n 1 r.csv | grep -q ',,,$' || fail "energy cells not empty on the host: $(tail -n 1 r.csv)"
+head -n 1 r.csv | grep -q ',gpu_uuid,power_w,joules_per_call,gflops_per_w,field,rho_a_re_max,rho_a_im_max$' || fail "header: $(head -n 1 r.csv)"
+tail -n 1 r.csv | grep -q ',,,real,,$' || fail "energy cells not empty on the host: $(tail -n 1 r.csv)"
 
 # grade: the header when it writes a CSV, none otherwise.
 "$MPB" grade -s dgemm --quick --backend host --progress never --csv v.csv >grade.out 2>&1 ||

@@ -64,7 +64,7 @@ static struct mpb_metrics hand_metrics(struct hand *h, const struct mpb_ref_entr
     }
     for (int64_t p = 0; p < count; p++)
         v[p] = h->v[e[p].i + e[p].j * h->m];
-    struct mpb_gemm g = {h->m, h->n, h->k, h->target, h->a, h->b, h->c};
+    struct mpb_gemm g = {h->m, h->n, h->k, h->target, h->a, h->b, h->c, MPB_FIELD_REAL};
     if (h->target == MPB_TARGET_FP32) {
         for (int p = 0; p < HAND_MAX; p++) {
             af[p] = (float)h->a[p];

@@ -19,7 +19,7 @@ PY
 }
 "$mpb" run -s sgemm,egemm -s dgemm,ozaki2_int8 -g phi --size 33 --backend host --vs-native \
     --progress never --csv "$dir/on.csv" >/dev/null || fail "run --vs-native exited $?"
-[ "$(column "$dir/on.csv" schema_version sgemm)" = 5 ] || fail "schema_version is not 5"
+[ "$(column "$dir/on.csv" schema_version sgemm)" = 6 ] || fail "schema_version is not 6"
 [ "$(column "$dir/on.csv" max_abs_vs_native sgemm)" = 0 ] || fail "sgemm against itself is not 0"
 [ "$(column "$dir/on.csv" max_abs_vs_native dgemm)" = 0 ] || fail "dgemm against itself is not 0"
 for s in egemm ozaki2_int8; do

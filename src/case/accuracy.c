@@ -13,8 +13,8 @@ bool mpb_accuracy_measure(const struct mpb_case *c, const struct mpb_result *res
     mpb_gen_config_init(&cfg, c->gen, c->gp, c->scheme->target, c->m, c->n, c->k, c->seed);
     acc->values = NULL;
     acc->n = mpb_ref_select(&cfg, MPB_REF_FULL_LIMIT, samples, &acc->entries);
-    if (acc->n > 0)
-        acc->values = malloc(sizeof *acc->values * (size_t)acc->n);
+    if (acc->n > 0) /* a value per part (reference.h) */
+        acc->values = malloc(sizeof *acc->values * (size_t)acc->n * (size_t)mpb_field_parts(c->scheme->field));
     if (!acc->values) {
         snprintf(why, why_len, "reference: out of host memory for %lld entries", (long long)acc->n);
         mpb_accuracy_free(acc);
@@ -120,6 +120,13 @@ bool mpb_accuracy_measure_dd(const struct mpb_case *c, const struct mpb_result *
                              struct mpb_cuda_env *env, struct mpb_accuracy *acc, char *why,
                              size_t why_len)
 {
+    if (c->scheme->field == MPB_FIELD_COMPLEX) {
+        snprintf(why, why_len, "reference: --ref dd has no complex path yet: use --ref mpfr");
+        acc->entries = NULL;
+        acc->values = NULL;
+        acc->n = 0;
+        return false;
+    }
     struct mpb_gen_config cfg;
     mpb_gen_config_init(&cfg, c->gen, c->gp, c->scheme->target, c->m, c->n, c->k, c->seed);
     struct mpb_gemm g = mpb_case_gemm(c);

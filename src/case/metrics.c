@@ -55,6 +55,18 @@ static double elem(const void *p, int64_t idx, enum mpb_target t)
     return t == MPB_TARGET_FP64 ? ((const double *)p)[idx] : ((const float *)p)[idx];
 }
 
+/* |x|² of element idx, both parts of a complex one. */
+static long double elem_sq(const struct mpb_gemm *g, const void *p, int64_t idx)
+{
+    int parts = mpb_field_parts(g->field);
+    long double s = 0;
+    for (int q = 0; q < parts; q++) {
+        long double x = elem(p, idx * parts + q, g->target);
+        s += x * x;
+    }
+    return s;
+}
+
 /* README's conventions: 0/0 = 0, x/0 = +Inf; an infinite error (non-finite
  * Ĉ) stays infinite whatever the denominator. */
 static long double ratio(long double x, long double y)
@@ -97,10 +109,8 @@ static long double row_squares(const struct mpb_gemm *g, long double *ra)
     for (int64_t i = 0; i < g->m; i++)
         ra[i] = 0;
     for (int64_t l = 0; l < g->k; l++)
-        for (int64_t i = 0; i < g->m; i++) {
-            long double x = elem(g->a, i + l * g->m, g->target);
-            ra[i] += x * x;
-        }
+        for (int64_t i = 0; i < g->m; i++)
+            ra[i] += elem_sq(g, g->a, i + l * g->m);
     for (int64_t i = 0; i < g->m; i++)
         total += ra[i];
     return total;
@@ -112,10 +122,8 @@ static long double col_squares(const struct mpb_gemm *g, long double *cb)
     long double total = 0;
     for (int64_t j = 0; j < g->n; j++) {
         long double s = 0;
-        for (int64_t l = 0; l < g->k; l++) {
-            long double x = elem(g->b, l + j * g->k, g->target);
-            s += x * x;
-        }
+        for (int64_t l = 0; l < g->k; l++)
+            s += elem_sq(g, g->b, l + j * g->k);
         cb[j] = s;
         total += s;
     }
@@ -125,6 +133,7 @@ static long double col_squares(const struct mpb_gemm *g, long double *cb)
 struct tally {
     long double err2, c2;                 /* Σ|Ĉ−C|², Σ|C|² */
     long double max_rel, rho_a, rho_b, rho_c;
+    long double rho_re, rho_im;           /* complex: per part */
     int64_t finite, nonzero;              /* entries with a finite reference; of them, C ≠ 0 */
     int64_t special, native;              /* entries with a NaN/±Inf reference; of them, like native */
     int64_t nonfinite;
@@ -132,25 +141,22 @@ struct tally {
     double *rel;                          /* |Ĉ−C|/|C| of each finite entry, for the median */
 };
 
-static void tally_entry(struct tally *t, double c_hat, const struct mpb_ref_value *v, long double u,
-                        long double row_col, long double fro)
+/* The header keeps a non-finite sum in hi; a finite one whose rounding to
+ * the target overflows shows it in `rounded`. */
+static double expected_of(const struct mpb_ref_value *v)
 {
-    /* The header keeps a non-finite sum in hi; a finite one whose rounding to
-     * the target overflows shows it in `rounded`. */
-    double expected = v->finite ? v->rounded : v->hi;
-    if (!isfinite(expected)) {
-        t->special++;
-        t->native += like_native(c_hat, expected);
-        return;
-    }
-    long double err = entry_error(c_hat, v);
-    /* C = 0 exactly when hi = 0 (then lo = 0), up to the reference's own
-     * floor: |C| < 2^-1075 also gives hi = lo = 0. */
-    long double c_abs = fabsl((long double)v->hi + v->lo);
+    return v->finite ? v->rounded : v->hi;
+}
+
+/* One checked entry with a finite reference: its error |Ĉ−C|, |C|, whether
+ * Ĉ is not the correctly rounded C, whether Ĉ is not finite, and the
+ * denominators of ρ_A, ρ_B, ρ_C before u. */
+static void tally_core(struct tally *t, long double err, long double c_abs, bool mismatch, bool nonfinite,
+                       long double u, long double absab, long double row_col, long double fro)
+{
     long double rel = ratio(err, c_abs);
-    t->nonfinite += !isfinite(c_hat);
-    /* == ignores the sign of a zero: RN gives +0 for an exact 0, but −0 is the same value. */
-    t->cr_mismatch += c_hat != expected;
+    t->nonfinite += nonfinite;
+    t->cr_mismatch += mismatch;
     t->err2 += err * err;
     t->c2 += c_abs * c_abs;
     t->rel[t->finite++] = (double)rel;
@@ -158,12 +164,60 @@ static void tally_entry(struct tally *t, double c_hat, const struct mpb_ref_valu
         t->nonzero++;
         t->max_rel = fmaxl(t->max_rel, rel);
     }
-    t->rho_a = fmaxl(t->rho_a, ratio(err, u * v->absab));
+    t->rho_a = fmaxl(t->rho_a, ratio(err, u * absab));
     t->rho_b = fmaxl(t->rho_b, ratio(err, u * row_col));
     t->rho_c = fmaxl(t->rho_c, ratio(err, u * fro));
 }
 
-static void finish(const struct tally *t, int64_t k, bool inputs_finite, struct mpb_metrics *out)
+static void tally_entry(struct tally *t, double c_hat, const struct mpb_ref_value *v, long double u,
+                        long double row_col, long double fro)
+{
+    double expected = expected_of(v);
+    if (!isfinite(expected)) {
+        t->special++;
+        t->native += like_native(c_hat, expected);
+        return;
+    }
+    /* C = 0 exactly when hi = 0 (then lo = 0), up to the reference's own
+     * floor: |C| < 2^-1075 also gives hi = lo = 0. == ignores the sign of a
+     * zero: RN gives +0 for an exact 0, but −0 is the same value. */
+    tally_core(t, entry_error(c_hat, v), fabsl((long double)v->hi + v->lo), c_hat != expected,
+               !isfinite(c_hat), u, v->absab, row_col, fro);
+}
+
+/* (|A||B|)_ij with |·| the complex modulus, in long double (its k-fold
+ * rounding, about k·2^-64 relative, is invisible in ρ). */
+static long double complex_absab(const struct mpb_gemm *g, int64_t i, int64_t j)
+{
+    long double s = 0;
+    for (int64_t l = 0; l < g->k; l++)
+        s += sqrtl(elem_sq(g, g->a, i + l * g->m)) * sqrtl(elem_sq(g, g->b, l + j * g->k));
+    return s;
+}
+
+/* A complex entry: the error is the modulus of the two parts' errors, each
+ * against its exact part; ρ_A against the modulus (|A||B|)_ij, and each
+ * part against its own Σ|·||·| from the reference (per-part ρ). */
+static void tally_complex(struct tally *t, const struct mpb_gemm *g, int64_t i, int64_t j,
+                          const struct mpb_ref_value *v, long double u, long double row_col, long double fro)
+{
+    int64_t at = 2 * (i + j * g->m);
+    double re = elem(g->c, at, g->target), im = elem(g->c, at + 1, g->target);
+    double want_re = expected_of(&v[0]), want_im = expected_of(&v[1]);
+    if (!isfinite(want_re) || !isfinite(want_im)) {
+        t->special++;
+        t->native += like_native(re, want_re) && like_native(im, want_im);
+        return;
+    }
+    long double err_re = entry_error(re, &v[0]), err_im = entry_error(im, &v[1]);
+    long double c_abs = hypotl((long double)v[0].hi + v[0].lo, (long double)v[1].hi + v[1].lo);
+    tally_core(t, hypotl(err_re, err_im), c_abs, re != want_re || im != want_im,
+               !isfinite(re) || !isfinite(im), u, complex_absab(g, i, j), row_col, fro);
+    t->rho_re = fmaxl(t->rho_re, ratio(err_re, u * v[0].absab));
+    t->rho_im = fmaxl(t->rho_im, ratio(err_im, u * v[1].absab));
+}
+
+static void finish(const struct tally *t, int64_t k, bool inputs_finite, bool complex, struct mpb_metrics *out)
 {
     if (t->finite > 0) {
         out->err_fro_rel = (double)ratio(sqrtl(t->err2), sqrtl(t->c2));
@@ -172,6 +226,10 @@ static void finish(const struct tally *t, int64_t k, bool inputs_finite, struct 
         out->rho_b_max = (double)t->rho_b;
         /* ‖A‖_F‖B‖_F is NaN or Inf with a non-finite input anywhere: ρ_C is undefined. */
         out->rho_c_max = inputs_finite ? (double)t->rho_c : NAN;
+        if (complex) {
+            out->rho_a_re_max = (double)t->rho_re;
+            out->rho_a_im_max = (double)t->rho_im;
+        }
     }
     if (t->nonzero > 0)
         out->err_max_rel = (double)t->max_rel;
@@ -202,6 +260,7 @@ void mpb_metrics_compute(const struct mpb_gemm *g, const struct mpb_ref_entry *e
     out->entries = n;
     out->err_fro_rel = out->err_max_rel = out->err_median_rel = NAN;
     out->rho_a_max = out->rho_b_max = out->rho_c_max = NAN;
+    out->rho_a_re_max = out->rho_a_im_max = NAN;
     out->ref_check = NAN;
     out->cr_mismatch = -1;
 
@@ -222,11 +281,16 @@ void mpb_metrics_compute(const struct mpb_gemm *g, const struct mpb_ref_entry *e
      * column or whole-matrix maxima, so one NaN can reach every entry. */
     bool inputs_finite = isfinite(fro_a2) && isfinite(fro_b2);
     long double u = mpb_unit_roundoff(g->target), fro = sqrtl(fro_a2) * sqrtl(fro_b2);
+    bool complex = g->field == MPB_FIELD_COMPLEX;
     for (int64_t p = 0; p < n; p++) {
         int64_t i = e[p].i, j = e[p].j;
-        tally_entry(&t, elem(g->c, i + j * g->m, g->target), &v[p], u, sqrtl(ra[i]) * sqrtl(cb[j]), fro);
+        long double row_col = sqrtl(ra[i]) * sqrtl(cb[j]);
+        if (complex)
+            tally_complex(&t, g, i, j, &v[2 * p], u, row_col, fro);
+        else
+            tally_entry(&t, elem(g->c, i + j * g->m, g->target), &v[p], u, row_col, fro);
     }
-    finish(&t, g->k, inputs_finite, out);
+    finish(&t, g->k, inputs_finite, complex, out);
     free(ra);
     free(cb);
     free(t.rel);

@@ -12,7 +12,9 @@ struct mpb_metrics {
     double err_fro_rel;    /* ‖Ĉ−C‖_F / ‖C‖_F over the checked entries */
     double err_max_rel;    /* max |Ĉ−C|_ij / |C_ij| over C_ij ≠ 0 */
     double err_median_rel; /* median of |Ĉ−C|_ij / |C_ij| (0/0 = 0, x/0 = +Inf) */
-    double rho_a_max, rho_b_max, rho_c_max;
+    double rho_a_max, rho_b_max, rho_c_max; /* complex: |·| the modulus, ‖·‖ over both parts */
+    double rho_a_re_max, rho_a_im_max; /* complex only (NaN for real): each part's error against its
+                                          own Σ|·||·| (Re: |Ar||Br|+|Ai||Bi|, Im: |Ar||Bi|+|Ai||Br|) */
     int64_t nonfinite;     /* checked entries where Ĉ is NaN/±Inf but the exact value is finite */
     int64_t cr_mismatch;   /* checked entries with a finite reference where Ĉ is not the correctly
                               rounded C_ij (0: correctly rounded on every one); -1 none checked */
@@ -26,7 +28,8 @@ struct mpb_metrics {
 double mpb_unit_roundoff(enum mpb_target t);
 
 /* g->a, g->b, g->c: host arrays (C computed by the scheme). v[p] is the
- * reference of entry e[p]. Norms are accumulated in long double (x86: 15-bit
+ * reference of entry e[p]; for complex operands v[2p] and v[2p + 1] are
+ * its real and imaginary parts (reference.h). Norms are accumulated in long double (x86: 15-bit
  * exponent) so Test 2's 2^±510 entries do not overflow. */
 void mpb_metrics_compute(const struct mpb_gemm *g, const struct mpb_ref_entry *e,
                          const struct mpb_ref_value *v, int64_t n, struct mpb_metrics *out);

@@ -157,9 +157,14 @@ static void fill_case(struct mpb_case *c, const int64_t *shape,
     c->index = index;
     c->gen_ok = true;
     c->gen_why[0] = '\0';
-    if (c->gen->resolve)
+    if (c->gen->complex_only && c->scheme->field != MPB_FIELD_COMPLEX) {
+        c->gen_ok = false;
+        snprintf(c->gen_why, sizeof c->gen_why, "%s: complex operands only (%s is real)", c->gen->name,
+                 c->scheme->name);
+    } else if (c->gen->resolve) {
         c->gen_ok = c->gen->resolve(c->gp, c->scheme->target, c->m, c->n, c->k, c->gen_why,
                                     sizeof c->gen_why);
+    }
     case_finish(c);
 }
 

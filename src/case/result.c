@@ -9,14 +9,20 @@
 #include "case/hash.h"
 #include "mpb_size.h"
 
-void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t)
+void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t,
+                          enum mpb_field f)
 {
-    size_t bytes = mpb_size_matrix(count, 1, mpb_target_size(t));
+    int parts = mpb_field_parts(f);
+    size_t bytes = mpb_size_matrix(count, 1, mpb_elem_size(t, f));
     res->out_hash = mpb_hash_words(c, bytes);
     res->nonfinite = 0;
     for (int64_t i = 0; i < count; i++) {
-        double x = t == MPB_TARGET_FP64 ? ((const double *)c)[i] : ((const float *)c)[i];
-        res->nonfinite += !isfinite(x);
+        bool finite = true;
+        for (int p = 0; p < parts; p++) {
+            int64_t at = i * parts + p;
+            finite &= isfinite(t == MPB_TARGET_FP64 ? ((const double *)c)[at] : ((const float *)c)[at]);
+        }
+        res->nonfinite += !finite;
     }
     res->have_output = true;
 }

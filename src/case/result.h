@@ -50,8 +50,10 @@ void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e, i
  * its joules; NaN without a measurement. */
 double mpb_result_gflops_per_w(const struct mpb_result *res, int64_t m, int64_t n, int64_t k);
 
-/* The output's summary (out_hash, nonfinite) from C on the host. */
-void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t);
+/* The output's summary (out_hash, nonfinite: entries with a NaN or ±Inf
+ * part) from C's `count` entries on the host. */
+void mpb_result_summarise(struct mpb_result *res, const void *c, int64_t count, enum mpb_target t,
+                          enum mpb_field f);
 
 /* Host memory available to this process now: MemAvailable of /proc/meminfo
  * (what can be allocated without swapping), else the free pages sysconf

@@ -16,7 +16,7 @@
 
 struct mpb_gemm mpb_case_gemm(const struct mpb_case *c)
 {
-    struct mpb_gemm g = {.m = c->m, .n = c->n, .k = c->k, .target = c->scheme->target};
+    struct mpb_gemm g = {.m = c->m, .n = c->n, .k = c->k, .target = c->scheme->target, .field = c->scheme->field};
     return g;
 }
 
@@ -77,7 +77,7 @@ void mpb_case_memory(const struct mpb_runner *r, const struct mpb_case *c, struc
 {
     const struct mpb_scheme *s = c->scheme;
     struct mpb_gemm g = mpb_case_gemm(c);
-    size_t es = mpb_target_size(g.target);
+    size_t es = mpb_elem_size(g.target, g.field);
     size_t a = mpb_size_matrix(c->m, c->k, es), b = mpb_size_matrix(c->k, c->n, es);
     size_t out = mpb_size_matrix(c->m, c->n, es);
     bool cuda = r->impl == MPB_IMPL_CUDA;
@@ -155,6 +155,7 @@ static bool fits(const struct mpb_runner *r, const struct mpb_case *c, struct mp
     return false;
 }
 
+/* `count` scalars of the target: two per complex element. */
 static bool host_alloc(struct mpb_result *res, void **p, int64_t count, enum mpb_target t)
 {
     size_t bytes = mpb_size_matrix(count, 1, mpb_target_size(t));
@@ -169,13 +170,22 @@ static bool host_alloc(struct mpb_result *res, void **p, int64_t count, enum mpb
 
 /* ---- --vs-native: EGEMM-TC's metric (Feng et al., PPoPP 2021, Eq. 10) ---- */
 
-/* The native GEMM of a target, which --vs-native compares with. */
-static const struct mpb_scheme *native_of(enum mpb_target t)
+/* The native GEMM of a target and field, which --vs-native compares with
+ * (the 4M product for complex). */
+static const struct mpb_scheme *native_of(const struct mpb_gemm *g)
 {
-    return mpb_scheme_find(t == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
+    if (g->field == MPB_FIELD_COMPLEX)
+        return mpb_scheme_find(g->target == MPB_TARGET_FP64 ? "zgemm" : "cgemm");
+    return mpb_scheme_find(g->target == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
 }
 
-/* max |x - y| over `count` entries: 0 where both are the same non-finite
+/* The scalars of an m×n C: two per complex entry. */
+static int64_t c_scalars(const struct mpb_case *c, const struct mpb_gemm *g)
+{
+    return c->m * c->n * mpb_field_parts(g->field);
+}
+
+/* max |x - y| over `count` scalars (each part of a complex entry): 0 where both are the same non-finite
  * value (or both NaN), +Inf where only one is finite or they differ so. */
 static double max_abs_diff(const void *x, const void *y, int64_t count, enum mpb_target t)
 {
@@ -194,7 +204,7 @@ static double max_abs_diff(const void *x, const void *y, int64_t count, enum mpb
 /* The target's native host model on the same A and B, against C. */
 static void vs_native_host(const struct mpb_case *c, const struct mpb_gemm *g, struct mpb_result *res)
 {
-    const struct mpb_scheme *nat = native_of(g->target);
+    const struct mpb_scheme *nat = native_of(g);
     if (nat == c->scheme) {
         res->max_abs_vs_native = 0;
         return;
@@ -202,10 +212,10 @@ static void vs_native_host(const struct mpb_case *c, const struct mpb_gemm *g, s
     struct mpb_gemm n = *g;
     double params[MPB_MAX_PARAMS] = {0};
     struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
-    void *out = malloc(mpb_size_matrix(c->m, c->n, mpb_target_size(g->target)));
+    void *out = malloc(mpb_size_matrix(c->m, c->n, mpb_elem_size(g->target, g->field)));
     n.c = out;
     if (out && nat->run_host(&n, params, &info) == MPB_STATUS_OK)
-        res->max_abs_vs_native = max_abs_diff(g->c, out, c->m * c->n, g->target);
+        res->max_abs_vs_native = max_abs_diff(g->c, out, c_scalars(c, g), g->target);
     free(out);
 }
 
@@ -214,16 +224,17 @@ static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struc
     struct mpb_gemm g = mpb_case_gemm(c);
     struct mpb_gen_config cfg;
     void *a = NULL, *b = NULL, *out = NULL;
-    mpb_gen_config_init(&cfg, c->gen, c->gp, g.target, c->m, c->n, c->k, c->seed);
-    if (!host_alloc(res, &a, c->m * c->k, g.target) || !host_alloc(res, &b, c->k * c->n, g.target) ||
-        !host_alloc(res, &out, c->m * c->n, g.target))
+    int64_t parts = mpb_field_parts(g.field);
+    mpb_gen_config_init_field(&cfg, c->gen, c->gp, g.target, g.field, c->m, c->n, c->k, c->seed);
+    if (!host_alloc(res, &a, c->m * c->k * parts, g.target) || !host_alloc(res, &b, c->k * c->n * parts, g.target) ||
+        !host_alloc(res, &out, c_scalars(c, &g), g.target))
         goto done;
     mpb_gen_fill_host(&cfg, MPB_OPERAND_A, a);
     mpb_gen_fill_host(&cfg, MPB_OPERAND_B, b);
     g.a = a;
     g.b = b;
     g.c = out;
-    memset(out, 0xff, mpb_size_matrix(c->m, c->n, mpb_target_size(g.target))); /* poison: NaN */
+    memset(out, 0xff, mpb_size_matrix(c->m, c->n, mpb_elem_size(g.target, g.field))); /* poison: NaN */
     double *times = malloc(sizeof *times * (size_t)r->reps);
     if (!times) {
         res->status = MPB_STATUS_ERROR;
@@ -241,7 +252,7 @@ static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struc
     }
     if (res->status == MPB_STATUS_OK) {
         res->time_ms = mpb_timing_stats(times, r->reps);
-        mpb_result_summarise(res, out, c->m * c->n, g.target);
+        mpb_result_summarise(res, out, c->m * c->n, g.target, g.field);
         if (r->vs_native)
             vs_native_host(c, &g, res);
     } else if (!res->note[0]) {
@@ -287,7 +298,7 @@ static bool download_copy(const struct mpb_runner *r, struct mpb_result *res, vo
 static bool vs_native_cuda(const struct mpb_runner *r, const struct mpb_case *c, const struct mpb_gemm *g,
                            const void *hc, struct mpb_result *res)
 {
-    const struct mpb_scheme *nat = native_of(g->target);
+    const struct mpb_scheme *nat = native_of(g);
     if (nat == c->scheme) {
         res->max_abs_vs_native = 0;
         return true;
@@ -295,7 +306,7 @@ static bool vs_native_cuda(const struct mpb_runner *r, const struct mpb_case *c,
     char why[256];
     if (nat->check && !nat->check(NULL, g, mpb_cuda_device(r->env), why, sizeof why))
         return true; /* the native GEMM cannot run this shape: the metric stays empty */
-    const size_t bytes = mpb_size_matrix(c->m, c->n, mpb_target_size(g->target));
+    const size_t bytes = mpb_size_matrix(c->m, c->n, mpb_elem_size(g->target, g->field));
     struct mpb_gemm n = *g;
     double params[MPB_MAX_PARAMS] = {0};
     void *dev = NULL, *state = NULL, *host = NULL;
@@ -305,9 +316,9 @@ static bool vs_native_cuda(const struct mpb_runner *r, const struct mpb_case *c,
     ok = ok && nat->cuda->run(r->env, state, &n, NULL) == MPB_STATUS_OK && mpb_cuda_sync(r->env) == MPB_STATUS_OK;
     if (state)
         nat->cuda->teardown(r->env, state);
-    ok = ok && download_copy(r, res, &host, dev, c->m * c->n, g->target);
+    ok = ok && download_copy(r, res, &host, dev, c_scalars(c, g), g->target);
     if (ok)
-        res->max_abs_vs_native = max_abs_diff(hc, host, c->m * c->n, g->target);
+        res->max_abs_vs_native = max_abs_diff(hc, host, c_scalars(c, g), g->target);
     else if (res->status == MPB_STATUS_OK)
         cuda_failure(r, res, "--vs-native's native GEMM");
     free(host);
@@ -320,12 +331,13 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     struct mpb_cuda_env *env = r->env;
     const struct mpb_scheme_cuda *ops = c->scheme->cuda;
     struct mpb_gemm g = mpb_case_gemm(c);
-    size_t es = mpb_target_size(g.target);
+    size_t es = mpb_elem_size(g.target, g.field);
+    int64_t parts = mpb_field_parts(g.field);
     void *a = NULL, *b = NULL, *out = NULL, *state = NULL;
     double *times = NULL;
     bool set_up = false;
     struct mpb_gen_config cfg;
-    mpb_gen_config_init(&cfg, c->gen, c->gp, g.target, c->m, c->n, c->k, c->seed);
+    mpb_gen_config_init_field(&cfg, c->gen, c->gp, g.target, g.field, c->m, c->n, c->k, c->seed);
     if (mpb_cuda_alloc(env, &a, mpb_size_matrix(c->m, c->k, es)) ||
         mpb_cuda_alloc(env, &b, mpb_size_matrix(c->k, c->n, es)) ||
         mpb_cuda_alloc(env, &out, mpb_size_matrix(c->m, c->n, es))) {
@@ -365,15 +377,15 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     res->tflops = 2.0 * (double)c->m * (double)c->n * (double)c->k / (res->time_ms.median * 1e-3) / 1e12;
     mpb_result_set_energy(res, &energy, r->reps);
     void *hc = NULL;
-    if (!download_copy(r, res, &hc, out, c->m * c->n, g.target))
+    if (!download_copy(r, res, &hc, out, c_scalars(c, &g), g.target))
         goto done;
-    mpb_result_summarise(res, hc, c->m * c->n, g.target);
+    mpb_result_summarise(res, hc, c->m * c->n, g.target, g.field);
     if (r->vs_native && !vs_native_cuda(r, c, &g, hc, res)) {
         free(hc);
         goto done;
     }
-    if (r->keep_data && download_copy(r, res, &res->a, a, c->m * c->k, g.target) &&
-        download_copy(r, res, &res->b, b, c->k * c->n, g.target))
+    if (r->keep_data && download_copy(r, res, &res->a, a, c->m * c->k * parts, g.target) &&
+        download_copy(r, res, &res->b, b, c->k * c->n * parts, g.target))
         res->c = hc;
     else
         free(hc);

@@ -1,7 +1,9 @@
 /* The problem a scheme solves: C = A·B, column-major, no transposes,
  * lda = m, ldb = k, ldc = m. Elements are double for an fp64 target and
- * float for an fp32 target. Pointers are device pointers on the CUDA
- * backend and host pointers on the host backend. */
+ * float for an fp32 target; complex elements (field MPB_FIELD_COMPLEX) are
+ * two of them, real part first (cuDoubleComplex, cuComplex), the target
+ * naming the precision of each part. Pointers are device pointers on the
+ * CUDA backend and host pointers on the host backend. */
 #ifndef MPB_GEMM_H
 #define MPB_GEMM_H
 
@@ -21,12 +23,30 @@ static inline size_t mpb_target_size(enum mpb_target t)
 
 const char *mpb_target_name(enum mpb_target t);
 
+/* Real or complex elements: a scheme's, hence its cases'. */
+enum mpb_field { MPB_FIELD_REAL = 0, MPB_FIELD_COMPLEX = 1 };
+
+static inline int mpb_field_parts(enum mpb_field f)
+{
+    return f == MPB_FIELD_COMPLEX ? 2 : 1;
+}
+
+/* Bytes of one element: mpb_target_size per part. */
+static inline size_t mpb_elem_size(enum mpb_target t, enum mpb_field f)
+{
+    return mpb_target_size(t) * (size_t)mpb_field_parts(f);
+}
+
+/* "real", "complex": the CSV's field column. */
+const char *mpb_field_name(enum mpb_field f);
+
 struct mpb_gemm {
     int64_t m, n, k;
     enum mpb_target target;
     const void *a; /* m×k */
     const void *b; /* k×n */
     void *c;       /* m×n */
+    enum mpb_field field; /* last: positional initializers of real problems leave it REAL */
 };
 
 #ifdef __cplusplus

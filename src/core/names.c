@@ -18,3 +18,8 @@ const char *mpb_target_name(enum mpb_target t)
 {
     return t == MPB_TARGET_FP64 ? "fp64" : "fp32";
 }
+
+const char *mpb_field_name(enum mpb_field f)
+{
+    return f == MPB_FIELD_COMPLEX ? "complex" : "real";
+}

@@ -83,6 +83,7 @@ struct mpb_scheme {
     const char *family;                   /* its folder under kernels/ */
     const char *help;
     enum mpb_target target;
+    enum mpb_field field;                 /* complex schemes multiply complex operands (gemm.h) */
     int version;                          /* bump when the numerics change */
     const struct mpb_param_spec *params;
     int n_params;

@@ -31,6 +31,8 @@ static void set_accuracy(struct mpb_row *row, const struct mpb_metrics *acc)
     mpb_row_set_double(row, MPB_COL_rho_c_max, acc->rho_c_max);
     mpb_row_set(row, MPB_COL_grade, acc->grade[0] ? acc->grade : NULL);
     mpb_row_set_double(row, MPB_COL_ref_check, acc->ref_check);
+    mpb_row_set_double(row, MPB_COL_rho_a_re_max, acc->rho_a_re_max);
+    mpb_row_set_double(row, MPB_COL_rho_a_im_max, acc->rho_a_im_max);
     if (acc->cr_mismatch >= 0)
         mpb_row_set_int(row, MPB_COL_cr_mismatch, acc->cr_mismatch);
 }
@@ -51,6 +53,7 @@ void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const 
     mpb_case_params(c, buf, sizeof buf);
     mpb_row_set(row, MPB_COL_params, buf);
     mpb_row_set(row, MPB_COL_target, mpb_target_name(c->scheme->target));
+    mpb_row_set(row, MPB_COL_field, mpb_field_name(c->scheme->field));
     mpb_row_set(row, MPB_COL_impl, mpb_impl_name(c->impl));
     mpb_row_set_int(row, MPB_COL_m, c->m);
     mpb_row_set_int(row, MPB_COL_n, c->n);

@@ -22,7 +22,7 @@ static int schema_columns(int version)
 {
     static const int columns[MPB_CSV_SCHEMA_VERSION + 1] = {0, MPB_COL_tags + 1, MPB_COL_cr_mismatch + 1,
                                                               MPB_COL_max_abs_vs_native + 1, MPB_COL_gpu_uuid + 1,
-                                                              MPB_COL_gflops_per_w + 1};
+                                                              MPB_COL_gflops_per_w + 1, MPB_COL_rho_a_im_max + 1};
     return columns[version];
 }
 

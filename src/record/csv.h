@@ -12,8 +12,10 @@
 
 /* 1: through tags; 2: ref_check (--ref dd) and cr_mismatch appended; 3:
  * max_abs_vs_native (--vs-native) appended; 4: gpu_uuid appended; 5:
- * power_w, joules_per_call and gflops_per_w (NVML) appended. */
-#define MPB_CSV_SCHEMA_VERSION 5
+ * power_w, joules_per_call and gflops_per_w (NVML) appended; 6: field
+ * (real, complex) and the complex per-part rho_a_re_max, rho_a_im_max
+ * appended. */
+#define MPB_CSV_SCHEMA_VERSION 6
 
 #define MPB_CSV_COLUMNS(X)                                                                 \
     X(schema_version) X(run_id) X(case_id) X(scheme) X(scheme_version) X(params) X(target)  \
@@ -24,7 +26,7 @@
     X(nonfinite) X(out_hash) X(status) X(note) X(gpu_name) X(driver_version)                \
     X(cuda_runtime) X(cublas_version) X(mpbench_version) X(git_sha) X(settings) X(case)     \
     X(tags) X(ref_check) X(cr_mismatch) X(max_abs_vs_native) X(gpu_uuid)        \
-    X(power_w) X(joules_per_call) X(gflops_per_w)
+    X(power_w) X(joules_per_call) X(gflops_per_w) X(field) X(rho_a_re_max) X(rho_a_im_max)
 
 enum mpb_col {
 #define MPB_COL_ENUM(name) MPB_COL_##name,

@@ -51,7 +51,7 @@ bool mpb_npy_write(const char *path, const char *descr, const void *data, int64_
     header[9] = (char)(hlen >> 8);
     memcpy(header + 10, dict, len);
     header[total - 1] = '\n';
-    size_t elem = descr[2] == '4' ? 4 : 8, count = (size_t)rows * (size_t)(cols ? cols : 1);
+    size_t elem = (size_t)atoi(descr + 2), count = (size_t)rows * (size_t)(cols ? cols : 1);
     FILE *f = fopen(path, "wb");
     if (!f)
         return false;
@@ -76,12 +76,13 @@ static bool write_case_text(const char *path, const struct mpb_case *c)
     return fclose(f) == 0;
 }
 
-/* The reference columns as separate vectors. */
+/* The reference columns as separate vectors; complex values (`parts` 2:
+ * v holds each entry's two parts) as complex128 vectors. */
 static bool dump_reference(const char *base, const struct mpb_ref_entry *e, const struct mpb_ref_value *v,
-                           int64_t n)
+                           int64_t n, int parts)
 {
     int64_t *idx = malloc(sizeof *idx * (size_t)n);
-    double *val = malloc(sizeof *val * (size_t)n);
+    double *val = malloc(sizeof *val * (size_t)(n * parts));
     bool ok = idx && val;
     char path[4200];
     for (int which = 0; ok && which < 5; which++) {
@@ -90,10 +91,14 @@ static bool dump_reference(const char *base, const struct mpb_ref_entry *e, cons
             if (which < 2)
                 idx[p] = which == 0 ? e[p].i : e[p].j;
             else
-                val[p] = which == 2 ? v[p].hi : which == 3 ? v[p].lo : v[p].rounded;
+                for (int q = 0; q < parts; q++) {
+                    const struct mpb_ref_value *w = &v[p * parts + q];
+                    val[p * parts + q] = which == 2 ? w->hi : which == 3 ? w->lo : w->rounded;
+                }
         }
         snprintf(path, sizeof path, "%s/%s.npy", base, names[which]);
-        ok = mpb_npy_write(path, which < 2 ? "<i8" : "<f8", which < 2 ? (void *)idx : (void *)val, n, 0);
+        ok = mpb_npy_write(path, which < 2 ? "<i8" : parts == 2 ? "<c16" : "<f8",
+                           which < 2 ? (void *)idx : (void *)val, n, 0);
     }
     free(idx);
     free(val);
@@ -108,7 +113,8 @@ bool mpb_dump_case(const char *dir, const struct mpb_case *c, const struct mpb_r
     snprintf(base, sizeof base, "%s/%s", dir, c->id);
     if (!make_dir(dir, why, why_len) || !make_dir(base, why, why_len))
         return false;
-    const char *descr = c->scheme->target == MPB_TARGET_FP64 ? "<f8" : "<f4";
+    bool cplx = c->scheme->field == MPB_FIELD_COMPLEX;
+    const char *descr = c->scheme->target == MPB_TARGET_FP64 ? (cplx ? "<c16" : "<f8") : (cplx ? "<c8" : "<f4");
     bool ok = true;
     snprintf(path, sizeof path, "%s/case.txt", base);
     ok = ok && write_case_text(path, c);
@@ -119,7 +125,7 @@ bool mpb_dump_case(const char *dir, const struct mpb_case *c, const struct mpb_r
     snprintf(path, sizeof path, "%s/C.npy", base);
     ok = ok && mpb_npy_write(path, descr, res->c, c->m, c->n);
     if (ok && n > 0)
-        ok = dump_reference(base, e, v, n);
+        ok = dump_reference(base, e, v, n, mpb_field_parts(c->scheme->field));
     if (!ok)
         snprintf(why, why_len, "--dump: writing %s failed: %s", base, strerror(errno));
     return ok;

@@ -23,7 +23,7 @@ enum cell {
     REAL_OPT,  /* %.17g (inf included), or empty (NaN: missing) */
     HASH,      /* 16 lowercase hex digits */
     HASH_OPT,
-    TARGET, IMPL, REF, STATUS,
+    TARGET, FIELD, IMPL, REF, STATUS,
     GRADE_OPT, /* A, B, C, F, or empty */
 };
 
@@ -42,7 +42,8 @@ static const enum cell cells[MPB_COL_COUNT] = {
     [MPB_COL_status] = STATUS, [MPB_COL_mpbench_version] = WORD, [MPB_COL_git_sha] = WORD,
     [MPB_COL_case] = WORD, [MPB_COL_ref_check] = REAL_OPT, [MPB_COL_cr_mismatch] = COUNT_OPT,
     [MPB_COL_max_abs_vs_native] = REAL_OPT, [MPB_COL_power_w] = REAL_OPT, [MPB_COL_joules_per_call] = REAL_OPT,
-    [MPB_COL_gflops_per_w] = REAL_OPT,
+    [MPB_COL_gflops_per_w] = REAL_OPT, [MPB_COL_field] = FIELD, [MPB_COL_rho_a_re_max] = REAL_OPT,
+    [MPB_COL_rho_a_im_max] = REAL_OPT,
 };
 
 /* An integer exactly as %PRId64 prints it (no leading zeros, no "-0"), at least lo. */
@@ -82,7 +83,8 @@ static bool one_of(const char *s, const char *const *words)
 
 static bool cell_ok(enum cell kind, const char *s)
 {
-    static const char *const targets[] = {"fp64", "fp32", NULL}, *const impls[] = {"cuda", "host", NULL},
+    static const char *const targets[] = {"fp64", "fp32", NULL}, *const fields[] = {"real", "complex", NULL},
+                             *const impls[] = {"cuda", "host", NULL},
                              *const refs[] = {"mpfr", "dd", "none", NULL}, *const grades[] = {"A", "B", "C", "F", NULL};
     char schema[16];
     switch (kind) {
@@ -98,6 +100,7 @@ static bool cell_ok(enum cell kind, const char *s)
     case HASH: return hash(s);
     case HASH_OPT: return !*s || hash(s);
     case TARGET: return one_of(s, targets);
+    case FIELD: return one_of(s, fields);
     case IMPL: return one_of(s, impls);
     case REF: return one_of(s, refs);
     case GRADE_OPT: return !*s || one_of(s, grades);
@@ -125,7 +128,7 @@ bool mpb_row_cells_check(char **fields, char *why, size_t why_len)
         [INTEGER] = "an integer", [DIM] = "an integer >= 1", [COUNT] = "an integer >= 0",
         [COUNT_OPT] = "an integer >= 0 or empty", [INT_OPT] = "an integer or empty",
         [REAL_OPT] = "a number as mpbench writes one (%.17g) or empty", [HASH] = "16 lowercase hex digits",
-        [HASH_OPT] = "16 lowercase hex digits or empty", [TARGET] = "fp64 or fp32", [IMPL] = "cuda or host",
+        [HASH_OPT] = "16 lowercase hex digits or empty", [TARGET] = "fp64 or fp32", [FIELD] = "real or complex", [IMPL] = "cuda or host",
         [REF] = "mpfr, dd or none", [STATUS] = "ok, incorrect, not_supported, error or skipped",
         [GRADE_OPT] = "A, B, C, F or empty",
     };
@@ -152,6 +155,7 @@ bool mpb_row_is_case(char **fields, const struct mpb_case *c, char *why, size_t 
         const char *want;
     } same[] = {{MPB_COL_case_id, c->id}, {MPB_COL_case, c->text}, {MPB_COL_scheme, c->scheme->name},
                 {MPB_COL_params, params}, {MPB_COL_target, mpb_target_name(c->scheme->target)},
+                {MPB_COL_field, mpb_field_name(c->scheme->field)},
                 {MPB_COL_impl, mpb_impl_name(c->impl)}, {MPB_COL_m, m}, {MPB_COL_n, n}, {MPB_COL_k, k},
                 {MPB_COL_gen, c->gen->name}, {MPB_COL_gen_params, gen_params}, {MPB_COL_seed, seed}};
     for (size_t i = 0; i < sizeof same / sizeof *same; i++)

@@ -53,6 +53,40 @@ static const struct mpb_scheme bf16 = {
     .workspace_bytes = mpb_native_half_workspace,
 };
 
+static const struct mpb_scheme zgemm = {
+    .name = "zgemm", .family = "native", .target = MPB_TARGET_FP64, .field = MPB_FIELD_COMPLEX, .version = 1,
+    .help = "cublasZgemm, native complex FP64 (4M); host model: an fma loop in double per part",
+    .cuda = &mpb_zgemm_cuda, .run_host = mpb_zgemm_host, .bound = mpb_zgemm_bound,
+    .workspace_bytes = mpb_native_plain_workspace,
+    .state_reusable = true,
+};
+
+static const struct mpb_scheme cgemm = {
+    .name = "cgemm", .family = "native", .target = MPB_TARGET_FP32, .field = MPB_FIELD_COMPLEX, .version = 1,
+    .help = "cublasCgemm, native complex FP32 (4M); host model: an fmaf loop in float per part",
+    .cuda = &mpb_cgemm_cuda, .run_host = mpb_cgemm_host, .bound = mpb_cgemm_bound,
+    .workspace_bytes = mpb_native_plain_workspace,
+    .state_reusable = true,
+};
+
+static const struct mpb_scheme zgemm3m = {
+    .name = "zgemm3m", .family = "native", .target = MPB_TARGET_FP64, .field = MPB_FIELD_COMPLEX, .version = 1,
+    .help = "cublasZgemm3m, complex FP64 with three real products (Gauss/Karatsuba); host model: "
+            "T1=Ar*Br, T2=Ai*Bi, T3=(Ar+Ai)*(Br+Bi) as fma loops, Re=T1-T2, Im=T3-T1-T2",
+    .cuda = &mpb_zgemm3m_cuda, .run_host = mpb_zgemm3m_host, .bound = mpb_zgemm3m_bound,
+    .workspace_bytes = mpb_native_plain_workspace,
+    .state_reusable = true,
+};
+
+static const struct mpb_scheme cgemm3m = {
+    .name = "cgemm3m", .family = "native", .target = MPB_TARGET_FP32, .field = MPB_FIELD_COMPLEX, .version = 1,
+    .help = "cublasCgemm3m, complex FP32 with three real products (Gauss/Karatsuba); host model: "
+            "as zgemm3m's in float",
+    .cuda = &mpb_cgemm3m_cuda, .run_host = mpb_cgemm3m_host, .bound = mpb_cgemm3m_bound,
+    .workspace_bytes = mpb_native_plain_workspace,
+    .state_reusable = true,
+};
+
 static const struct mpb_scheme cublas_fp64emu = {
     .name = "cublas_fp64emu", .family = "cublas_emu", .target = MPB_TARGET_FP64, .version = 1,
     .help = "cuBLAS FP64 fixed-point emulation (CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT, NVIDIA's ADP); "
@@ -234,7 +268,7 @@ static const struct mpb_scheme quantensor_int8 = {
 };
 
 const struct mpb_scheme *const mpb_schemes[] = {
-    &dgemm, &sgemm, &tf32, &fp16, &bf16, &cublas_fp64emu, &cublas_bf16x9,
+    &dgemm, &sgemm, &tf32, &fp16, &bf16, &zgemm, &cgemm, &zgemm3m, &cgemm3m, &cublas_fp64emu, &cublas_bf16x9,
     &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
     &ozaki2_int8, &ozaki2_int8_sp,
     &adp,

@@ -46,6 +46,10 @@ int mpb_tune_levels_expand(const struct mpb_selection *sel, int n_sel, struct mp
                      "reference is an FP64 run, which cannot judge FP64 levels)", sc->name);
             return -1;
         }
+        if (sc->field == MPB_FIELD_COMPLEX) {
+            snprintf(why, why_len, "--levels %s: a complex scheme; the chains are real", sc->name);
+            return -1;
+        }
         int idx[MPB_MAX_PARAMS] = {0};
         for (bool more = true; more;) {
             if (n == max) {

@@ -168,8 +168,8 @@ expect 3 "$TMP/nohash.csv:1: its header is not mpbench's: column 'hash' (field 3
 expect 3 "$TMP/empty.csv: empty" -- gate --baseline "$TMP/empty.csv" --candidate "$TMP/c.csv"
 { cat "$TMP/c.csv"; tail -n 1 "$TMP/c.csv" | head -c 60; } >"$TMP/cut.csv"
 expect 3 "$TMP/cut.csv:25: no line end" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/cut.csv"
-sed '2s/^5,/4,/' "$TMP/c.csv" >"$TMP/schema4.csv"
-expect 3 "$TMP/schema4.csv:2: column schema_version (field 1): '4', but the header is schema_version 5's" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema4.csv"
+sed '2s/^6,/5,/' "$TMP/c.csv" >"$TMP/schema4.csv"
+expect 3 "$TMP/schema4.csv:2: column schema_version (field 1): '5', but the header is schema_version 6's" -- gate --baseline "$TMP/b.csv" --candidate "$TMP/schema4.csv"
 
 # The gate must not pass what it cannot judge: every value a verdict reads
 # is checked (exit 3 naming file, line and column), and a gate that

@@ -751,7 +751,7 @@ static void check_resolve(void)
 static void check_table(void)
 {
     struct gcase c = {.desc = "generator table"};
-    CHECK(&c, mpb_n_generators == 12, "%d generators, want 12", mpb_n_generators);
+    CHECK(&c, mpb_n_generators == 13, "%d generators, want 13", mpb_n_generators);
     CHECK(&c, mpb_generator_find("nope") == NULL, "unknown name found");
     for (int g = 0; g < mpb_n_generators; g++) {
         const struct mpb_generator *gen = mpb_generators[g];

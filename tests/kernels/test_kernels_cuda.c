@@ -1,5 +1,5 @@
 /* GPU suite: the CUDA environment and the cuBLAS-backed schemes on a device.
- *  - every scheme of the registry's native and cublas_emu families (at its
+ *  - every scheme of the registry's native (complex included) and cublas_emu families (at its
  *    defaults, and cublas_fp64emu also fixed 55 bits, performant, dynamic
  *    with at most 8 bits) against its host model, or the native one of its
  *    target when it has none, within twice its bound, through mpb_cuda_time
@@ -45,8 +45,25 @@ static void *random_matrix(enum mpb_target t, int64_t count)
     return p;
 }
 
-/* max over entries of |x − y| / (|A||B|)_ij */
-static double worst_ratio(enum mpb_target t, int64_t m, int64_t n, int64_t k, const void *a,
+/* |element idx|: the modulus of a complex (interleaved) one. */
+static double elem_abs(enum mpb_target t, enum mpb_field f, const void *p, int64_t idx)
+{
+    if (f != MPB_FIELD_COMPLEX)
+        return fabs(elem_get(p, t, idx));
+    return hypot(elem_get(p, t, 2 * idx), elem_get(p, t, 2 * idx + 1));
+}
+
+/* |x_idx − y_idx|, the modulus of the parts' differences for complex. */
+static double elem_dist(enum mpb_target t, enum mpb_field f, const void *x, const void *y, int64_t idx)
+{
+    if (f != MPB_FIELD_COMPLEX)
+        return fabs(elem_get(x, t, idx) - elem_get(y, t, idx));
+    return hypot(elem_get(x, t, 2 * idx) - elem_get(y, t, 2 * idx),
+                 elem_get(x, t, 2 * idx + 1) - elem_get(y, t, 2 * idx + 1));
+}
+
+/* max over entries of |x − y| / (|A||B|)_ij (|·| the complex modulus for complex) */
+static double worst_ratio(enum mpb_target t, enum mpb_field f, int64_t m, int64_t n, int64_t k, const void *a,
                           const void *b, const void *x, const void *y)
 {
     double worst = 0;
@@ -54,8 +71,8 @@ static double worst_ratio(enum mpb_target t, int64_t m, int64_t n, int64_t k, co
         for (int64_t i = 0; i < m; i++) {
             double absab = 0;
             for (int64_t l = 0; l < k; l++)
-                absab += fabs(elem_get(a, t, i + l * m) * elem_get(b, t, l + j * k));
-            double d = fabs(elem_get(x, t, i + j * m) - elem_get(y, t, i + j * m));
+                absab += elem_abs(t, f, a, i + l * m) * elem_abs(t, f, b, l + j * k);
+            double d = elem_dist(t, f, x, y, i + j * m);
             double r = isnan(d) ? INFINITY : d / absab;
             if (r > worst)
                 worst = r;
@@ -76,9 +93,11 @@ static void run_case(struct mpb_cuda_env *env, const struct gpu_case *gc, int64_
                      int64_t k, struct mpb_scheme_info *info)
 {
     enum mpb_target t = gc->scheme->target;
+    enum mpb_field fld = gc->scheme->field;
     const struct mpb_scheme_cuda *ops = gc->scheme->cuda;
-    size_t es = mpb_target_size(t);
-    void *a = random_matrix(t, m * k), *b = random_matrix(t, k * n);
+    size_t es = mpb_elem_size(t, fld);
+    int64_t parts = mpb_field_parts(fld);
+    void *a = random_matrix(t, m * k * parts), *b = random_matrix(t, k * n * parts);
     void *c = malloc((size_t)(m * n) * es), *h = malloc((size_t)(m * n) * es);
     void *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
     CHECK(mpb_cuda_alloc(env, &da, (size_t)(m * k) * es) == MPB_STATUS_OK &&
@@ -88,7 +107,7 @@ static void run_case(struct mpb_cuda_env *env, const struct gpu_case *gc, int64_
               mpb_cuda_upload(env, db, b, (size_t)(k * n) * es) == MPB_STATUS_OK &&
               mpb_cuda_memset(env, dc, 0xFF, (size_t)(m * n) * es) == MPB_STATUS_OK,
           "%s: buffers: %s", gc->name, mpb_cuda_last_error(env));
-    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = t, .a = da, .b = db, .c = dc};
+    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = t, .a = da, .b = db, .c = dc, .field = fld};
     *info = (struct mpb_scheme_info){.slices = -1, .fallback = -1};
     double times[3], phase[MPB_PHASE_COUNT];
     if (ops->setup(env, &g, gc->params, &state) != MPB_STATUS_OK) {
@@ -107,10 +126,10 @@ static void run_case(struct mpb_cuda_env *env, const struct gpu_case *gc, int64_
     CHECK(phase[MPB_PHASE_GEMM] > 0 && isnan(phase[MPB_PHASE_SPLIT]) &&
               isnan(phase[MPB_PHASE_ACCUM]),
           "%s: phases %g %g %g", gc->name, phase[0], phase[1], phase[2]);
-    struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = t, .a = a, .b = b, .c = h};
+    struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = t, .a = a, .b = b, .c = h, .field = fld};
     struct mpb_scheme_info hinfo = {.slices = -1, .fallback = -1};
     CHECK(gc->model->run_host(&hg, NULL, &hinfo) == MPB_STATUS_OK, "%s: host model", gc->name);
-    double f = gc->scheme->bound(gc->params, k), worst = worst_ratio(t, m, n, k, a, b, c, h);
+    double f = gc->scheme->bound(gc->params, k), worst = worst_ratio(t, fld, m, n, k, a, b, c, h);
     CHECK(worst <= 2 * f, "%s %lldx%lldx%lld: |gpu − host| reaches %g·|A||B| > 2·%g", gc->name,
           (long long)m, (long long)n, (long long)k, worst, f);
     printf("%-28s %5lld %5lld %5lld  %8.3f ms  err/bound %.3g  slices %d fallback %d  [%s] %s\n",
@@ -212,12 +231,13 @@ static void check_state_reuse(struct mpb_cuda_env *env)
             continue;
         double params[MPB_MAX_PARAMS];
         mpb_param_defaults(s->params, s->n_params, params);
-        const size_t es = mpb_target_size(s->target);
+        const size_t es = mpb_elem_size(s->target, s->field);
+        const int64_t parts = mpb_field_parts(s->field);
         const size_t ba = es * (size_t)(m * k), bb = es * (size_t)(k * n), bc = es * (size_t)(m * n);
-        void *a1 = random_matrix(s->target, m * k), *b1 = random_matrix(s->target, k * n);
-        void *a2 = random_matrix(s->target, m * k), *b2 = random_matrix(s->target, k * n);
+        void *a1 = random_matrix(s->target, m * k * parts), *b1 = random_matrix(s->target, k * n * parts);
+        void *a2 = random_matrix(s->target, m * k * parts), *b2 = random_matrix(s->target, k * n * parts);
         void *kept = malloc(bc), *fresh = malloc(bc), *da = NULL, *db = NULL, *dc = NULL, *state = NULL;
-        const struct mpb_gemm g0 = {.m = m, .n = n, .k = k, .target = s->target};
+        const struct mpb_gemm g0 = {.m = m, .n = n, .k = k, .target = s->target, .field = s->field};
         char why[256];
         if (s->check && !s->check(params, &g0, mpb_cuda_device(env), why, sizeof why)) {
             printf("  state reuse: %s not supported here (%s)\n", s->name, why);
@@ -225,7 +245,8 @@ static void check_state_reuse(struct mpb_cuda_env *env)
             continue;
         }
         bool ok = !mpb_cuda_alloc(env, &da, ba) && !mpb_cuda_alloc(env, &db, bb) && !mpb_cuda_alloc(env, &dc, bc);
-        struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = s->target, .a = da, .b = db, .c = dc};
+        struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = s->target, .a = da, .b = db, .c = dc,
+                             .field = s->field};
         ok = ok && !mpb_cuda_upload(env, da, a1, ba) && !mpb_cuda_upload(env, db, b1, bb) &&
              !s->cuda->setup(env, &g, params, &state) && !s->cuda->run(env, state, &g, NULL) &&
              !mpb_cuda_upload(env, da, a2, ba) && !mpb_cuda_upload(env, db, b2, bb) &&

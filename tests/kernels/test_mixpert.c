@@ -97,7 +97,7 @@ static void test_host_bound(void)
             a[e] = (float)((uniform() - 0.5) * exp2((uniform() - 0.5) * 16));
         for (int64_t e = 0; e < k * n; e++)
             b[e] = (float)((uniform() - 0.5) * exp2((uniform() - 0.5) * 16));
-        const struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, c};
+        const struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, c, MPB_FIELD_REAL};
         for (int cfg = 0; cfg < 4; cfg++)
             for (int kg = 0; kg < 6; kg++) {
                 const double params[MPB_MIXPERT_N_PARAMS] = {cfg, 0, kgroups[kg % 3], kg / 3};
@@ -140,7 +140,7 @@ static void test_alignment(void)
             a[i + l * m] = (float)(uniform() + 0.5) * (i % 2 ? 0x1p-24f : 1.0f);
     for (int64_t e = 0; e < k * n; e++)
         b[e] = (float)(uniform() + 0.5);
-    const struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, c};
+    const struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, c, MPB_FIELD_REAL};
     double worst[2] = {0, 0};
     for (int align = 0; align < 2; align++) {
         const double params[MPB_MIXPERT_N_PARAMS] = {3, align, 32};
@@ -197,7 +197,7 @@ static void test_fallback(void)
         for (int align = 0; align < 2; align++) {
             struct mpb_scheme_info info_off, info_on;
             const double p_off[MPB_MIXPERT_N_PARAMS] = {3, align, 32, 0}, p_on[MPB_MIXPERT_N_PARAMS] = {3, align, 32, 1};
-            struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, off};
+            struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, off, MPB_FIELD_REAL};
             CHECK(mpb_mixpert_host(&g, p_off, &info_off) == MPB_STATUS_OK, "host model failed");
             g.c = on;
             CHECK(mpb_mixpert_host(&g, p_on, &info_on) == MPB_STATUS_OK, "host model failed");
@@ -235,7 +235,7 @@ static void test_special(void)
         b[e] = (float)(uniform() - 0.5);
     a[3 + 5 * m] = NAN;
     b[7 + 2 * k] = INFINITY;
-    const struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, c};
+    const struct mpb_gemm g = {m, n, k, MPB_TARGET_FP32, a, b, c, MPB_FIELD_REAL};
     for (int fallback = 0; fallback < 2; fallback++) {
         const double params[MPB_MIXPERT_N_PARAMS] = {3, 0, 64, fallback};
         struct mpb_scheme_info info;

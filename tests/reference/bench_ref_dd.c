@@ -43,7 +43,7 @@ static double bench_check(struct mpb_cuda_env *env, const struct mpb_gen_config 
               mpb_cuda_download(env, out, dev->hi, sizeof(double) * (size_t)mn) == MPB_STATUS_OK &&
               mpb_cuda_download(env, out + mn, dev->lo, sizeof(double) * (size_t)mn) == MPB_STATUS_OK &&
               mpb_cuda_download(env, out + 2 * mn, dev->absab, sizeof(double) * (size_t)mn) == MPB_STATUS_OK;
-    struct mpb_gemm g = {n, n, n, MPB_TARGET_FP64, a, b, NULL};
+    struct mpb_gemm g = {n, n, n, MPB_TARGET_FP64, a, b, NULL, MPB_FIELD_REAL};
     ok = ok && mpb_ref_mpfr(&g, e, count, 0, x);
     double worst = ok ? 0 : NAN;
     struct mpb_ref_dd_out host = {out, out + mn, out + 2 * mn};
@@ -73,7 +73,7 @@ static double bench_one(struct mpb_cuda_env *env, int64_t n, double *check)
         mpb_gen_fill_cuda(env, &cfg, MPB_OPERAND_B, b) == MPB_STATUS_OK) {
         double *d = o;
         struct mpb_ref_dd_out out = {d, d + n * n, d + 2 * n * n};
-        struct mpb_gemm g = {n, n, n, MPB_TARGET_FP64, a, b, NULL};
+        struct mpb_gemm g = {n, n, n, MPB_TARGET_FP64, a, b, NULL, MPB_FIELD_REAL};
         bool ok = true;
         for (int rep = 0; ok && rep < 4; rep++) {
             double t0 = now_ms();

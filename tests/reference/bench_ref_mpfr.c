@@ -73,7 +73,7 @@ static double bench_time(const struct bench_case *c, int64_t samples, int thread
     struct mpb_ref_entry *e;
     *count = mpb_ref_select(&c->cfg, 0, samples, &e);
     struct mpb_ref_value *v = malloc((size_t)*count * sizeof *v);
-    struct mpb_gemm g = {c->cfg.m, c->cfg.n, c->cfg.k, c->cfg.target, c->a, c->b, NULL};
+    struct mpb_gemm g = {c->cfg.m, c->cfg.n, c->cfg.k, c->cfg.target, c->a, c->b, NULL, MPB_FIELD_REAL};
     double t0 = now();
     bool ok = v != NULL && mpb_ref_mpfr(&g, e, *count, threads, v);
     double dt = now() - t0;

@@ -48,7 +48,7 @@ static void expect_dot(const char *what, const double *a, const double *b, int64
 {
     struct mpb_ref_dd_out o;
     CHECK(dd_alloc(&o, 1), "%s: out of memory", what);
-    struct mpb_gemm g = {1, 1, k, MPB_TARGET_FP64, a, b, NULL};
+    struct mpb_gemm g = {1, 1, k, MPB_TARGET_FP64, a, b, NULL, MPB_FIELD_REAL};
     CHECK(mpb_ref_dd_host(&g, 1, &o), "%s: evaluation failed", what);
     CHECK(same(o.hi[0], hi) && same(o.lo[0], lo), "%s: %a + %a, want %a + %a", what, o.hi[0],
           o.lo[0], hi, lo);
@@ -62,7 +62,7 @@ static void test_known(void)
     const double a[4] = {1, 3, 2, 4}, b[4] = {5, 7, 6, 8}, c[4] = {19, 43, 22, 50};
     struct mpb_ref_dd_out o;
     CHECK(dd_alloc(&o, 4), "2x2: out of memory");
-    struct mpb_gemm g = {2, 2, 2, MPB_TARGET_FP64, a, b, NULL};
+    struct mpb_gemm g = {2, 2, 2, MPB_TARGET_FP64, a, b, NULL, MPB_FIELD_REAL};
     CHECK(mpb_ref_dd_host(&g, 2, &o), "2x2: evaluation failed");
     for (int p = 0; p < 4; p++)
         CHECK(o.hi[p] == c[p] && o.lo[p] == 0 && o.absab[p] == c[p], "2x2 entry %d: %g %g %g", p,
@@ -144,7 +144,7 @@ static double check_case(const struct mpb_generator *gen, enum mpb_target t, int
     if (!gen_make(&c, gen, t, m, n, k, seed))
         return 0;
     const char *tn = t == MPB_TARGET_FP64 ? "fp64" : "fp32";
-    struct mpb_gemm g = {m, n, k, t, c.a, c.b, NULL};
+    struct mpb_gemm g = {m, n, k, t, c.a, c.b, NULL, MPB_FIELD_REAL};
     struct mpb_ref_dd_out o;
     struct mpb_ref_entry *e;
     int64_t count = mpb_ref_select(&c.cfg, INT64_MAX, 0, &e);
@@ -218,7 +218,7 @@ static void test_threads(void)
         CHECK(false, "evil 37x29x100 cannot be made");
         return;
     }
-    struct mpb_gemm g = {m, n, k, MPB_TARGET_FP64, c.a, c.b, NULL};
+    struct mpb_gemm g = {m, n, k, MPB_TARGET_FP64, c.a, c.b, NULL, MPB_FIELD_REAL};
     struct mpb_ref_dd_out one, three;
     CHECK(dd_alloc(&one, m * n) && dd_alloc(&three, m * n) && mpb_ref_dd_host(&g, 1, &one) &&
               mpb_ref_dd_host(&g, 3, &three),

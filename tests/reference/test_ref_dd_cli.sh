@@ -58,9 +58,9 @@ run_case() { # CSV REF ARGS...: one host run, exit 0 expected
 # A small case: every entry checked by both references; same grade.
 run_case "$TMP/dd.csv" dd -s dgemm -g phi --size 33
 run_case "$TMP/mpfr.csv" mpfr -s dgemm -g phi --size 33
-head -n 1 "$TMP/dd.csv" | grep -q ',tags,ref_check,cr_mismatch,max_abs_vs_native,gpu_uuid,power_w,joules_per_call,gflops_per_w$' ||
-    fail "header does not end with tags,ref_check,cr_mismatch,max_abs_vs_native,gpu_uuid,power_w,joules_per_call,gflops_per_w"
-[ "$(cell "$TMP/dd.csv" 1 schema_version)" = 5 ] || fail "schema_version is not 5"
+head -n 1 "$TMP/dd.csv" | grep -q ',tags,ref_check,cr_mismatch,max_abs_vs_native,gpu_uuid,power_w,joules_per_call,gflops_per_w,field,rho_a_re_max,rho_a_im_max$' ||
+    fail "header does not end with tags,ref_check,cr_mismatch,max_abs_vs_native,gpu_uuid,power_w,joules_per_call,gflops_per_w,field,rho_a_re_max,rho_a_im_max"
+[ "$(cell "$TMP/dd.csv" 1 schema_version)" = 6 ] || fail "schema_version is not 6"
 [ "$(cell "$TMP/dd.csv" 1 ref)" = dd ] || fail "ref cell: $(cell "$TMP/dd.csv" 1 ref)"
 [ "$(cell "$TMP/dd.csv" 1 ref_entries)" = 1089 ] || fail "ref_entries: $(cell "$TMP/dd.csv" 1 ref_entries), want 33*33"
 check=$(cell "$TMP/dd.csv" 1 ref_check)
@@ -96,7 +96,7 @@ expect 0 "1 cases already in $TMP/dd.csv were skipped" -- \
     run -s dgemm -g phi --size 33 --backend host --ref dd --csv "$TMP/dd.csv" --resume
 [ "$(wc -l <"$TMP/dd.csv")" = 2 ] || fail "--resume added rows"
 cp "$ROOT/tests/gate/schema1.csv" "$TMP/v1.csv"
-expect 2 "$TMP/v1.csv has CSV schema_version 1, this mpbench writes schema_version 5" -- \
+expect 2 "$TMP/v1.csv has CSV schema_version 1, this mpbench writes schema_version 6" -- \
     run -s dgemm -g phi --size 33 --backend host --ref dd --csv "$TMP/v1.csv" --resume
 cmp -s "$ROOT/tests/gate/schema1.csv" "$TMP/v1.csv" || fail "the refused schema-1 file was changed"
 

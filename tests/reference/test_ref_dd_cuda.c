@@ -37,7 +37,7 @@ static void check_case(struct mpb_cuda_env *env, const char *gen_name, enum mpb_
     mpb_gen_fill_host(&cfg, MPB_OPERAND_A, a);
     mpb_gen_fill_host(&cfg, MPB_OPERAND_B, b);
     struct mpb_ref_dd_out ho = {host, host + m * n, host + 2 * m * n};
-    struct mpb_gemm hg = {m, n, k, t, a, b, NULL};
+    struct mpb_gemm hg = {m, n, k, t, a, b, NULL, MPB_FIELD_REAL};
     bool ok = mpb_ref_dd_host(&hg, 0, &ho);
     CHECK(ok, "%s: host evaluation failed", gen_name);
     ok = ok && mpb_cuda_alloc(env, &da, (size_t)(m * k) * es) == MPB_STATUS_OK &&
@@ -48,7 +48,7 @@ static void check_case(struct mpb_cuda_env *env, const char *gen_name, enum mpb_
          mpb_cuda_memset(env, dout, 0xFF, 3 * cb) == MPB_STATUS_OK;
     double *d = dout;
     struct mpb_ref_dd_out go = {d, d + m * n, d + 2 * m * n};
-    struct mpb_gemm gg = {m, n, k, t, da, db, NULL};
+    struct mpb_gemm gg = {m, n, k, t, da, db, NULL, MPB_FIELD_REAL};
     ok = ok && mpb_ref_dd_cuda(env, &gg, &go) == MPB_STATUS_OK &&
          mpb_cuda_download(env, gpu, dout, 3 * cb) == MPB_STATUS_OK;
     CHECK(ok, "%s %lldx%lldx%lld: GPU: %s", gen_name, (long long)m, (long long)n, (long long)k,

@@ -38,7 +38,7 @@ static bool evaluate(struct filled *f, const char *gen, enum mpb_target t, int64
     mpb_gen_fill_host(&f->cfg, MPB_OPERAND_B, f->b);
     f->count = mpb_ref_select(&f->cfg, 0, 30, &f->e);
     f->v = malloc((size_t)f->count * sizeof *f->v);
-    struct mpb_gemm gm = {m, n, k, t, f->a, f->b, NULL};
+    struct mpb_gemm gm = {m, n, k, t, f->a, f->b, NULL, MPB_FIELD_REAL};
     bool ok = mpb_ref_mpfr(&gm, f->e, f->count, 0, f->v);
     CHECK(ok, "%s: evaluation failed", gen);
     return ok;

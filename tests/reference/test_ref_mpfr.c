@@ -27,7 +27,7 @@ static bool same(double x, double y)
 static bool ref_one(enum mpb_target t, const void *a, const void *b, int64_t k,
                     struct mpb_ref_value *v)
 {
-    struct mpb_gemm g = {1, 1, k, t, a, b, NULL};
+    struct mpb_gemm g = {1, 1, k, t, a, b, NULL, MPB_FIELD_REAL};
     struct mpb_ref_entry e = {0, 0};
     return mpb_ref_mpfr(&g, &e, 1, 1, v);
 }
@@ -61,7 +61,7 @@ static void test_exact_fp64(void)
     const double one[4] = {1, 1, 1, 1};
     /* Small integers: [1 2; 3 4]·[5 6; 7 8] = [19 22; 43 50], column-major. */
     const double a[4] = {1, 3, 2, 4}, b[4] = {5, 7, 6, 8}, c[4] = {19, 43, 22, 50};
-    struct mpb_gemm g = {2, 2, 2, MPB_TARGET_FP64, a, b, NULL};
+    struct mpb_gemm g = {2, 2, 2, MPB_TARGET_FP64, a, b, NULL, MPB_FIELD_REAL};
     struct mpb_ref_entry e[4] = {{0, 0}, {1, 0}, {0, 1}, {1, 1}};
     struct mpb_ref_value v[4];
     CHECK(mpb_ref_mpfr(&g, e, 4, 2, v), "2x2: evaluation failed");
@@ -253,7 +253,7 @@ static void test_random(enum family f, enum mpb_target t, int64_t k, uint64_t se
     const int64_t m = 5, n = 4;
     void *a, *b;
     make(f, t, m, n, k, seed, &a, &b);
-    struct mpb_gemm g = {m, n, k, t, a, b, NULL};
+    struct mpb_gemm g = {m, n, k, t, a, b, NULL, MPB_FIELD_REAL};
     struct mpb_ref_entry e[20];
     struct mpb_ref_value v[20];
     for (int64_t p = 0; p < m * n; p++)
@@ -289,7 +289,7 @@ static void test_threads(enum mpb_target t)
     const int64_t m = 37, n = 23, k = 300, count = m * n;
     void *a, *b;
     make(FAM_WIDE, t, m, n, k, 99, &a, &b);
-    struct mpb_gemm g = {m, n, k, t, a, b, NULL};
+    struct mpb_gemm g = {m, n, k, t, a, b, NULL, MPB_FIELD_REAL};
     struct mpb_ref_entry *e = malloc((size_t)count * sizeof *e);
     struct mpb_ref_value *v1 = calloc((size_t)count, sizeof *v1), *v3 = calloc((size_t)count, sizeof *v3),
                          *v0 = calloc((size_t)count, sizeof *v0);

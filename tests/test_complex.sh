@@ -1,0 +1,76 @@
+#!/bin/sh
+# Complex GEMM through the host backend (README "Complex GEMM"): the complex
+# schemes listed; a sweep of zgemm, zgemm3m, cgemm, cgemm3m writes field
+# complex and the per-part rho columns; the science: on smallim, 3M's
+# imaginary part fails the per-part componentwise bound (rho_a_im_max far
+# above 10k) while 4M meets it, and both meet the modulus bound (grade A);
+# a real scheme with smallim is not_supported; --resume keeps the rows, a
+# sharded sweep merges into the unsharded one, gate passes the run against
+# itself; --ref dd refuses complex cases by name. Usage: test_complex.sh MPBENCH
+MPB=${1:?usage: test_complex.sh MPBENCH}
+. "$(dirname "$0")/test_lib.sh"
+
+# col FILE SCHEME GEN COLUMN: the cell of the first row of SCHEME on GEN.
+col() {
+    awk -F, -v s="$2" -v g="$3" -v name="$4" 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
+        $c["scheme"] == s && $c["gen"] == g { print $c[name]; exit }' "$1"
+}
+
+"$MPB" list schemes >list.out 2>&1 || fail "list schemes exited $?"
+for s in zgemm cgemm zgemm3m cgemm3m; do
+    grep -q "^ *$s " list.out || grep -q "^$s" list.out || fail "list schemes lacks $s"
+done
+
+sweep="-s zgemm,zgemm3m,cgemm,cgemm3m -g randn,smallim,test2 --size 33,7 --backend host"
+# shellcheck disable=SC2086 # $sweep is split on blanks, as meant
+"$MPB" run $sweep --progress never --csv full.csv >/dev/null || fail "complex sweep exited $?"
+grep -q '"' full.csv && fail "a quoted cell: col() cannot split full.csv"
+[ "$(awk -F, 'NR > 1' full.csv | grep -c ',complex,')" = 24 ] || fail "not 24 rows with field complex"
+for s in zgemm zgemm3m cgemm cgemm3m; do
+    for g in randn smallim test2; do
+        [ "$(col full.csv $s $g status)" = ok ] || fail "$s on $g: status $(col full.csv $s $g status)"
+        [ "$(col full.csv $s $g grade)" = A ] || fail "$s on $g: grade $(col full.csv $s $g grade)"
+    done
+done
+# k = 33: the grade-A line is 10k = 330; 4M's per-part rho is at most ~2k.
+for s in zgemm cgemm; do
+    awk -v x="$(col full.csv $s smallim rho_a_im_max)" 'BEGIN { exit !(x <= 330) }' ||
+        fail "$s: rho_a_im_max $(col full.csv $s smallim rho_a_im_max) on smallim, want <= 330"
+done
+for s in zgemm3m cgemm3m; do
+    awk -v x="$(col full.csv $s smallim rho_a_im_max)" 'BEGIN { exit !(x > 330000) }' ||
+        fail "$s: rho_a_im_max $(col full.csv $s smallim rho_a_im_max) on smallim, want > 1000*330 (3M breaks it)"
+    awk -v x="$(col full.csv $s smallim rho_a_re_max)" 'BEGIN { exit !(x <= 330) }' ||
+        fail "$s: rho_a_re_max $(col full.csv $s smallim rho_a_re_max) on smallim, want <= 330"
+done
+
+# A real scheme on the complex-only generator: not_supported, named.
+"$MPB" run -s dgemm -g smallim --size 8 --backend host --csv real.csv >/dev/null 2>&1
+[ "$(col real.csv dgemm smallim status)" = not_supported ] || fail "dgemm on smallim: $(col real.csv dgemm smallim status)"
+grep -q 'complex operands only' real.csv || fail "dgemm on smallim: the note does not say complex only"
+
+# --resume: nothing left to run, every row kept as it was.
+cp full.csv resumed.csv
+# shellcheck disable=SC2086
+"$MPB" run $sweep --progress never --csv resumed.csv --resume >/dev/null || fail "--resume exited $?"
+cmp -s full.csv resumed.csv || fail "--resume changed a complete complex run"
+
+# Shards merge into the unsharded run's rows.
+for i in 0 1; do
+    # shellcheck disable=SC2086
+    "$MPB" run $sweep --progress never --shard $i/2 --csv part$i.csv >/dev/null || fail "shard $i exited $?"
+done
+"$MPB" merge out.csv part1.csv part0.csv >/dev/null 2>&1 || fail "merge exited $?"
+awk -F, 'NR > 1 { print $3, $37 }' full.csv >full.res
+awk -F, 'NR > 1 { print $3, $37 }' out.csv >out.res
+cmp -s full.res out.res || fail "merged case_ids and out_hash differ from the unsharded run's"
+
+# gate: the run against itself passes.
+"$MPB" gate --baseline full.csv --candidate full.csv >gate.out 2>&1 || { fail "gate exited $?"; cat gate.out; }
+
+# --ref dd has no complex path yet: an error row that says so.
+"$MPB" run -s zgemm -g randn --size 8 --backend host --ref dd --csv dd.csv >/dev/null 2>&1
+grep -q 'no complex path yet' dd.csv || fail "--ref dd on zgemm: no row naming the missing complex path"
+
+[ "$fails" = 0 ] && echo "test_complex: all checks passed"
+[ "$fails" = 0 ]
