@@ -366,7 +366,7 @@ MPB_HD void mpb_gen_store_part(const struct mpb_gen_config *cfg, void *dst, int6
 MPB_HD void mpb_gen_fill_element(const struct mpb_gen_config *cfg, enum mpb_operand which,
                                  void *dst, int64_t idx, int64_t r, int64_t c)
 {
-    int parts = mpb_field_parts(cfg->field);
+    int parts = cfg->field == MPB_FIELD_COMPLEX ? 2 : 1; /* mpb_field_parts, callable on the device */
     for (int part = 0; part < parts; part++)
         mpb_gen_store_part(cfg, dst, idx, part, mpb_gen_element_part(cfg, which, r, c, part));
 }

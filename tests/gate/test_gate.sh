@@ -226,7 +226,7 @@ head -n 1 "$DIR/baseline.csv" >"$TMP/pairb.fx"
 cp "$TMP/pairb.fx" "$TMP/pairc.fx"
 schema=$(sed -n 2p "$DIR/baseline.csv" | cut -d, -f2) # the fixtures' schema
 row() { # ID SCHEME PARAMS GEN GEN_PARAMS ERR_MAX HASH
-    echo "$1,$schema,$2,1,$3,fp64,cuda,1024,1024,1024,$4,$5,10,10.0,1.0,mpfr,1.1e-16,$6,5.5e-17,0.5,0.25,0.125,A,0,$7,ok,NVIDIA H200,570.86.15,12.8,12.8.4,0.1.0,abc123def456"
+    echo "$1,$schema,$2,1,$3,fp64,cuda,1024,1024,1024,$4,$5,10,10.0,1.0,mpfr,1.1e-16,$6,5.5e-17,0.5,0.25,0.125,A,0,$7,ok,NVIDIA H200,570.86.15,12.8,12.8.4,0.1.0,abc123def456,real"
 }
 {
     row 0000000000000031 ozaki1_int8 slices=7 phi phi=0.5 2.2e-16 3131313131313131
