@@ -123,7 +123,7 @@ static const struct mpb_scheme *host_partner(const struct mpb_scheme *s)
 {
     if (s->run_host)
         return s;
-    return mpb_scheme_find(s->target == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
+    return mpb_scheme_native(s->target);
 }
 
 /* The GPU output of a case against the host model (its own, or the native

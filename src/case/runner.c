@@ -168,12 +168,6 @@ static bool host_alloc(struct mpb_result *res, void **p, int64_t count, enum mpb
 
 /* ---- --vs-native: EGEMM-TC's metric (Feng et al., PPoPP 2021, Eq. 10) ---- */
 
-/* The native GEMM of a target, which --vs-native compares with. */
-static const struct mpb_scheme *native_of(enum mpb_target t)
-{
-    return mpb_scheme_find(t == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
-}
-
 /* max |x - y| over `count` entries: 0 where both are the same non-finite
  * value (or both NaN), +Inf where only one is finite or they differ so. */
 static double max_abs_diff(const void *x, const void *y, int64_t count, enum mpb_target t)
@@ -193,7 +187,7 @@ static double max_abs_diff(const void *x, const void *y, int64_t count, enum mpb
 /* The target's native host model on the same A and B, against C. */
 static void vs_native_host(const struct mpb_case *c, const struct mpb_gemm *g, struct mpb_result *res)
 {
-    const struct mpb_scheme *nat = native_of(g->target);
+    const struct mpb_scheme *nat = mpb_scheme_native(g->target);
     if (nat == c->scheme) {
         res->max_abs_vs_native = 0;
         return;
@@ -286,7 +280,7 @@ static bool download_copy(const struct mpb_runner *r, struct mpb_result *res, vo
 static bool vs_native_cuda(const struct mpb_runner *r, const struct mpb_case *c, const struct mpb_gemm *g,
                            const void *hc, struct mpb_result *res)
 {
-    const struct mpb_scheme *nat = native_of(g->target);
+    const struct mpb_scheme *nat = mpb_scheme_native(g->target);
     if (nat == c->scheme) {
         res->max_abs_vs_native = 0;
         return true;

@@ -251,3 +251,8 @@ const struct mpb_scheme *mpb_scheme_find(const char *name)
             return mpb_schemes[i];
     return NULL;
 }
+
+const struct mpb_scheme *mpb_scheme_native(enum mpb_target t)
+{
+    return mpb_scheme_find(t == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
+}

@@ -14,6 +14,9 @@ extern const struct mpb_scheme *const mpb_schemes[];
 extern const int mpb_n_schemes;
 
 const struct mpb_scheme *mpb_scheme_find(const char *name);
+/* The target's native GEMM (dgemm, sgemm): what --vs-native compares with
+ * and the run summary's "x native" divides by. */
+const struct mpb_scheme *mpb_scheme_native(enum mpb_target t);
 
 #ifdef __cplusplus
 }
