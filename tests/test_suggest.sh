@@ -33,6 +33,8 @@ expect "unknown command 'grdae'; did you mean 'grade'?" -- grdae
 expect "unknown option '--sise'; did you mean '--size'?" -- run -s dgemm -g phi --sise 4
 expect "unknown option '--resum'; did you mean '--resume'?" -- run -s dgemm $run --resum
 expect "unknown option '--progres=always'; did you mean '--progress'?" -- run -s dgemm $run --progres=always
+expect "unknown option '--quik'; did you mean '--quick'?" -- grade -s dgemm --quik
+expect "unknown option '--baselin'; did you mean '--baseline'?" -- gate --baselin a.csv
 expect "unknown option '--thresholds'; did you mean '--threshold'?" -- tune --thresholds 1
 expect "unknown option '--allow-partal'; did you mean '--allow-partial'?" -- merge --allow-partal out.csv a.csv
 # far off: named, nothing suggested
