@@ -36,24 +36,30 @@ static bool fell_back(const struct mpb_summary_row *r)
     return r->status == MPB_STATUS_OK && r->fallback == 1;
 }
 
-/* An error of 1 or more (or NaN) leaves no correct digit. */
+/* An error of 1 or more (+Inf too) leaves no correct digit. */
 static bool all_wrong(const struct mpb_summary_row *r)
 {
     return r->status == MPB_STATUS_OK && !isnan(r->err_fro) && !(r->err_fro < 1);
 }
 
-void mpb_summary_add(struct mpb_summary *s, const struct mpb_case *c, const struct mpb_result *res,
-                     const struct mpb_metrics *acc)
+static bool append(struct mpb_summary *s, const struct mpb_summary_row *r)
 {
     struct mpb_summary_row *grown = realloc(s->rows, sizeof *grown * (size_t)(s->n + 1));
     if (!grown)
-        return;
+        return false;
     s->rows = grown;
-    struct mpb_summary_row *r = &s->rows[s->n++];
-    *r = (struct mpb_summary_row){.c = c, .status = res->status, .ms = res->time_ms.median,
-                                  .tflops = res->tflops, .noise_pct = res->time_ms.noise_pct,
-                                  .err_fro = acc ? acc->err_fro_rel : NAN, .fallback = res->info.fallback};
-    snprintf(r->grade, sizeof r->grade, "%s", acc ? acc->grade : "");
+    s->rows[s->n++] = *r;
+    return true;
+}
+
+void mpb_summary_add(struct mpb_summary *s, const struct mpb_case *c, const struct mpb_result *res,
+                     const struct mpb_metrics *acc)
+{
+    struct mpb_summary_row r = {.c = c, .status = res->status, .ms = res->time_ms.median, .tflops = res->tflops,
+                                .noise_pct = res->time_ms.noise_pct, .err_fro = acc ? acc->err_fro_rel : NAN,
+                                .fallback = res->info.fallback};
+    snprintf(r.grade, sizeof r.grade, "%s", acc ? acc->grade : "");
+    append(s, &r);
 }
 
 void mpb_summary_encode(const struct mpb_summary_row *r, char *buf, size_t len)
@@ -72,12 +78,7 @@ bool mpb_summary_add_encoded(struct mpb_summary *s, const struct mpb_case *c, co
         return false;
     r.status = (enum mpb_status)status;
     snprintf(r.grade, sizeof r.grade, "%s", strcmp(grade, "-") ? grade : "");
-    struct mpb_summary_row *grown = realloc(s->rows, sizeof *grown * (size_t)(s->n + 1));
-    if (!grown)
-        return false;
-    s->rows = grown;
-    s->rows[s->n++] = r;
-    return true;
+    return append(s, &r);
 }
 
 /* "128" for a cube, else "64x128x32". */
@@ -234,7 +235,7 @@ void mpb_summary_print(const struct mpb_summary *s, FILE *f)
         if (s->rows[i].c->scheme == mpb_scheme_native(s->rows[i].c->scheme->target))
             natives[n_natives++] = i;
     int width[N_COLS];
-    bool shown[N_COLS], marks[2] = {false, false};
+    bool shown[N_COLS], any_fallback = false, any_wrong = false;
     char cells[N_COLS][CELL];
     for (int c = 0; c < N_COLS; c++) {
         width[c] = display_width(headers[c]);
@@ -247,28 +248,29 @@ void mpb_summary_print(const struct mpb_summary *s, FILE *f)
             width[c] = w > width[c] ? w : width[c];
             shown[c] |= strcmp(cells[c], "-") != 0;
         }
-        marks[0] |= fell_back(order[i]);
-        marks[1] |= all_wrong(order[i]);
+        any_fallback |= fell_back(order[i]);
+        any_wrong |= all_wrong(order[i]);
     }
     fit(width, shown);
-    int last = COL_STATUS;
     for (int c = 0; c < N_COLS; c++)
-        if (shown[c])
-            print_cell(f, headers[c], width[c], numeric(c), c == last);
+        if (shown[c]) {
+            /* numbers stay aligned on their last digit beside a marked one */
+            snprintf(cells[c], CELL, "%s%s", headers[c], c == COL_ERR && any_wrong ? " " : "");
+            print_cell(f, cells[c], width[c], numeric(c), c == COL_STATUS);
+        }
     for (int i = 0; i < s->n; i++) {
         row_cells(s, order[i], natives, n_natives, cells);
         for (int c = 0; c < N_COLS; c++) {
             if (!shown[c])
                 continue;
             truncate_cell(cells[c], width[c]);
-            /* numbers stay aligned on their last digit beside a marked one */
-            if (c == COL_ERR && marks[1] && !strstr(cells[c], wrong_mark))
+            if (c == COL_ERR && any_wrong && !strstr(cells[c], wrong_mark))
                 strcat(cells[c], " ");
-            print_cell(f, cells[c], width[c], numeric(c), c == last);
+            print_cell(f, cells[c], width[c], numeric(c), c == COL_STATUS);
         }
     }
-    const char *legend[] = {marks[0] ? "*: fell back to native GEMM (fallback=1)" : NULL,
-                            marks[1] ? "!: err_fro >= 1, no correct digit" : NULL,
+    const char *legend[] = {any_fallback ? "*: fell back to native GEMM (fallback=1)" : NULL,
+                            any_wrong ? "!: err_fro >= 1, no correct digit" : NULL,
                             shown[COL_NATIVE] ? "× native: dgemm|sgemm ms / this ms" : NULL};
     const char *sep = "";
     for (int i = 0; i < 3; i++)
