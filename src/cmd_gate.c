@@ -24,9 +24,7 @@ static const enum mpb_col version_cols[] = {MPB_COL_driver_version, MPB_COL_cuda
                                             MPB_COL_cublas_version, MPB_COL_mpbench_version, MPB_COL_git_sha};
 #define N_VERSION_COLS ((int)(sizeof version_cols / sizeof version_cols[0]))
 
-static void gate_help(void)
-{
-    puts(
+static const char gate_help_text[] =
 "usage: mpbench gate --baseline B.csv --candidate C.csv [--perf-tol PCT]\n"
 "                    [--min-ms MS] [--err-tol FACTOR] [--json FILE] [--report-only]\n"
 "                    [--pair-params]\n"
@@ -75,7 +73,11 @@ static void gate_help(void)
 "columns, a row of another schema_version, a case_id twice, CR LF line ends, a\n"
 "truncated last record, a cell a verdict reads that is malformed (nan, -1, +1,\n"
 "0x1p-50, m = 0, grade Z...) or that its row contradicts (a grade its rho do\n"
-"not give, errors under ref none or without a grade's bounds...).");
+"not give, errors under ref none or without a grade's bounds...).";
+
+static void gate_help(void)
+{
+    puts(gate_help_text);
 }
 
 static bool parse_real(const char *opt, const char *text, double lo, const char *what, double *out)
@@ -94,7 +96,7 @@ static bool parse_real(const char *opt, const char *text, double lo, const char 
 static bool unknown_argument(const char *arg)
 {
     if (arg[0] == '-')
-        mpb_cli_error("gate", "unknown option '%s' (mpbench gate --help lists them)", arg);
+        mpb_cli_unknown_option("gate", arg, gate_help_text);
     else
         mpb_cli_error("gate", "unexpected argument '%s' (give files with --baseline and --candidate)", arg);
     return false;

@@ -32,9 +32,7 @@ static const int64_t cuda_sizes[] = {127, 128, 129, 1000, 1023, 1024, 1025, 4096
 static const struct mpb_grade_shape cuda_shapes[] = {{64, 64, 65536}, {1000, 7, 1000}, {7, 1000, 1000}};
 static const int64_t quick_sizes[] = {32, 33};
 
-static void help(void)
-{
-    puts(
+static const char help_text[] =
 "usage: mpbench grade -s SCHEME [-a KEY=VALUES]... [-s SCHEME [-a ...]]...\n"
 "                     [--size VALUES] [--shapes MxNxK,...|none] [--seeds N] [--quick]\n"
 "                     [--backend auto|cuda|host] [--ref-samples N]\n"
@@ -72,7 +70,11 @@ static void help(void)
 "  --dry-run            list the battery's cases (id, case string), run nothing\n"
 "\n"
 "Exit: 0 ok; 1 a harness inconsistency (fixed-point yet A, Strassen-like yet A or\n"
-"B); 2 usage error; 3 runtime error; 77 nothing could run.");
+"B); 2 usage error; 3 runtime error; 77 nothing could run.";
+
+static void help(void)
+{
+    puts(help_text);
 }
 
 struct grade_args {
@@ -200,7 +202,7 @@ static bool parse_option(int argc, char **argv, int *i, struct grade_args *g)
         g->dry_run = true;
         return true;
     }
-    mpb_cli_error(CMD, "unknown option '%s' (mpbench grade --help)", argv[*i]);
+    mpb_cli_unknown_option(CMD, argv[*i], help_text);
     return false;
 }
 

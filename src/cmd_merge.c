@@ -20,9 +20,7 @@
 #include "status.h"
 #include "record/version.h"
 
-static void merge_help(void)
-{
-    puts(
+static const char merge_help_text[] =
 "usage: mpbench merge [--allow-partial] OUT.csv PART.csv...\n"
 "\n"
 "Merges the parts of one sweep, each written by `mpbench run ... --shard I/N\n"
@@ -50,7 +48,11 @@ static void merge_help(void)
 "path) is refused.\n"
 "\n"
 "Exit: 0 merged; 2 usage error, or parts refused, a malformed cell included\n"
-"(OUT is left as it was); 3 OUT could not be written, or out of memory.");
+"(OUT is left as it was); 3 OUT could not be written, or out of memory.";
+
+static void merge_help(void)
+{
+    puts(merge_help_text);
 }
 
 /* Per-run columns: a case run twice differs in these and is still the
@@ -110,7 +112,7 @@ static int merge_parse(int argc, char **argv, struct merge *mg, bool *help)
         if (!strcmp(argv[i], "--allow-partial")) {
             mg->allow_partial = true;
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            mpb_cli_error("merge", "unknown option '%s' (mpbench merge --help lists them)", argv[i]);
+            mpb_cli_unknown_option("merge", argv[i], merge_help_text);
             return MPB_EXIT_USAGE;
         } else {
             n++;

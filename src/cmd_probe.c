@@ -18,9 +18,7 @@
 #define CMD "probe"
 #define MAX_ANSWERS 16
 
-static void help(void)
-{
-    puts(
+static const char help_text[] =
 "usage: mpbench probe [--random N] [--seed S] [--csv FILE]\n"
 "\n"
 "Runs single tensor-core instructions (mma.sync and wgmma; FP16, BF16 and TF32\n"
@@ -37,7 +35,11 @@ static void help(void)
 "                 and FILE.meta.json\n"
 "\n"
 "Exit: 0 ok; 1 no model fits a path bit for bit; 2 usage error; 3 runtime error;\n"
-"77 no usable GPU.");
+"77 no usable GPU.";
+
+static void help(void)
+{
+    puts(help_text);
 }
 
 struct probe_args {
@@ -66,7 +68,7 @@ static int parse(int argc, char **argv, struct probe_args *p)
                 return MPB_PARSE_ERROR;
             p->csv_path = val;
         } else {
-            mpb_cli_error(CMD, "unknown option '%s' (mpbench probe --help lists them)", argv[i]);
+            mpb_cli_unknown_option(CMD, argv[i], help_text);
             return MPB_PARSE_ERROR;
         }
     }

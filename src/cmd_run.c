@@ -46,22 +46,15 @@ static void print_dry_run(const struct mpb_plan *plan, const struct mpb_case *ca
         printf("%d cases\n", shown);
 }
 
-static void progress_line(int done, int todo, double elapsed_s, const struct mpb_case *c,
-                          const struct mpb_result *res, const struct mpb_metrics *acc)
+static void progress_line(int done, int todo, double elapsed_s, const struct mpb_summary_row *row,
+                          const struct mpb_result *res)
 {
     double eta = done ? elapsed_s / done * (todo - done) : 0;
-    fprintf(stderr, "[%d/%d] %s %s %s %lldx%lldx%lld seed %llu: %s", done, todo, c->scheme->name,
-            mpb_impl_name(c->impl), c->gen->name, (long long)c->m, (long long)c->n, (long long)c->k,
-            (unsigned long long)c->seed, mpb_status_name(res->status));
-    if (res->status == MPB_STATUS_OK) {
-        fprintf(stderr, " %.4g ms", res->time_ms.median);
-        if (!isnan(res->tflops))
-            fprintf(stderr, " %.4g TFLOP/s", res->tflops);
-        if (acc)
-            fprintf(stderr, " err_fro %.3g grade %s", acc->err_fro_rel, acc->grade[0] ? acc->grade : "-");
-    } else {
+    char text[1024];
+    mpb_summary_progress(row, text, sizeof text);
+    fprintf(stderr, "[%d/%d] %s", done, todo, text);
+    if (res->status != MPB_STATUS_OK)
         fprintf(stderr, " (%s)", res->note);
-    }
     fprintf(stderr, "  ETA %dm%02ds\n", (int)(eta / 60), (int)fmod(eta, 60));
 }
 
@@ -161,17 +154,19 @@ static int worker_loop(struct run_state *st, const struct mpb_runner *runner, co
         const struct mpb_case *c = &st->cases[i];
         struct case_outcome o;
         struct mpb_summary one = {0};
-        char *record = NULL;
+        char *record = NULL, line[256];
         size_t record_len = 0;
         io_failed = !run_one_case(&st->plan, runner, ctx, c, &o);
         mpb_summary_add(&one, c, &o.res, o.metrics);
+        if (one.n)
+            mpb_summary_encode(&one.rows[0], line, sizeof line);
         FILE *mem = open_memstream(&record, &record_len);
         if (mem) {
             mpb_csv_format_row(mem, &o.row);
             fclose(mem);
         }
         if (!mem || !one.n ||
-            !mpb_worker_send_row(stdout, i, o.res.status, o.res.sticky, one.lines[0], record, record_len))
+            !mpb_worker_send_row(stdout, i, o.res.status, o.res.sticky, line, record, record_len))
             io_failed = true;
         bool sticky = o.res.sticky;
         free(record);
@@ -213,9 +208,9 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
         mpb_summary_add(&st->summary, c, &o.res, o.metrics);
         m->interrupted = o.res.sticky;
         clock_gettime(CLOCK_MONOTONIC, &t);
-        if (show)
-            progress_line(m->cases_run, todo, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec), c,
-                          &o.res, o.metrics);
+        if (show && st->summary.n)
+            progress_line(m->cases_run, todo, (double)(t.tv_sec - t0.tv_sec) + 1e-9 * (double)(t.tv_nsec - t0.tv_nsec),
+                          &st->summary.rows[st->summary.n - 1], &o.res);
         case_outcome_free(&o);
     }
     if (m->interrupted)

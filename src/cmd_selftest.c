@@ -168,9 +168,7 @@ static const struct mpb_scheme *host_partner(const struct mpb_scheme *s)
 {
     if (s->run_host)
         return s;
-    if (s->field == MPB_FIELD_COMPLEX)
-        return mpb_scheme_find(s->target == MPB_TARGET_FP64 ? "zgemm" : "cgemm");
-    return mpb_scheme_find(s->target == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
+    return mpb_scheme_native(s->target, s->field);
 }
 
 /* The GPU output of a case against the host model (its own, or the native

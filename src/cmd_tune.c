@@ -32,9 +32,7 @@
 
 _Static_assert(MPB_TUNE_PRIORK_RANKS == 16384, "--help and README quote PriorK's 16384");
 
-static void help(void)
-{
-    puts(
+static const char help_text[] =
 "usage: mpbench tune -c CHAIN|FILE[,...] --size VALUES\n"
 "                    --levels SCHEME[,SCHEME...] [-a KEY=VALUES]... [--levels ...]...\n"
 "                    --threshold T[,T...] [--strategy S[,S...]] [--cost-model measured|FILE]\n"
@@ -98,7 +96,11 @@ static void help(void)
 "memory available (host, and GPU); one too large is refused with the figure.\n"
 "Exit: 0 ok; 2 usage error; 3 a row with status error, or an I/O or sticky\n"
 "CUDA error; 77 no GPU with --backend cuda, or a chain too large for this\n"
-"machine's memory.");
+"machine's memory.";
+
+static void help(void)
+{
+    puts(help_text);
 }
 
 struct threshold {
@@ -288,7 +290,7 @@ static bool parse_option(int argc, char **argv, int *i, struct tune_args *t)
         t->csv_path = val;
         return *val != '\0';
     }
-    mpb_cli_error(CMD, "unknown option '%s' (mpbench tune --help lists them)", argv[*i]);
+    mpb_cli_unknown_option(CMD, argv[*i], help_text);
     return false;
 }
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/suggest.h"
 #include "case/multi.h"
 #include "commands.h"
 #include "status.h"
@@ -88,7 +89,14 @@ int main(int argc, char **argv)
         usage(stdout);
         return mpb_cli_close_stdout("help", MPB_EXIT_OK);
     }
-    fprintf(stderr, "mpbench: unknown command '%s'\n", cmd);
+    struct mpb_suggest near;
+    char hint[96];
+    mpb_suggest_init(&near, cmd);
+    for (size_t c = 0; c < sizeof commands / sizeof *commands; c++)
+        if (strcmp(commands[c].name, "rank") && commands[c].name[0] != '-') /* not suggested: hidden, a spelling */
+            mpb_suggest_try(&near, commands[c].name, strlen(commands[c].name));
+    mpb_suggest_format(&near, hint, sizeof hint);
+    fprintf(stderr, "mpbench: unknown command '%s'%s\n", cmd, hint);
     usage(stderr);
     return MPB_EXIT_USAGE;
 }

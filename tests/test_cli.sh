@@ -57,7 +57,7 @@ fi
 
 # A host sweep writes a header, one row per case and a meta.json sidecar.
 CSV="$TMP/r.csv"
-expect 0 "TFLOP/s" -- run -s dgemm,sgemm,fp16 -g phi -a phi=0.5,2 --size 1,7,33 --backend host --csv "$CSV" --tag purpose=test
+expect 0 "err_fro" -- run -s dgemm,sgemm,fp16 -g phi -a phi=0.5,2 --size 1,7,33 --backend host --csv "$CSV" --tag purpose=test
 rows=$(($(wc -l <"$CSV") - 1))
 [ "$rows" = 18 ] || { echo "FAIL: $rows rows, expected 18"; fails=$((fails + 1)); }
 grep -q '"run_id"' "$CSV.meta.json" || { echo "FAIL: no meta.json"; fails=$((fails + 1)); }
@@ -71,7 +71,7 @@ grep -q '"warmup_ms": 0,' "$CSV.meta.json" || { echo "FAIL: warmup_ms 0 not in m
 # cases of a 1x1 product: at least 0.6 s of warm-up in all), and meta.json
 # records it.
 start=$(date +%s%N)
-expect 0 "TFLOP/s" -- run -s dgemm -g uniform --size 1 --seed 1,2 --backend host --warmup-ms 300 --csv "$TMP/w.csv"
+expect 0 "err_fro" -- run -s dgemm -g uniform --size 1 --seed 1,2 --backend host --warmup-ms 300 --csv "$TMP/w.csv"
 took_ms=$(( ($(date +%s%N) - start) / 1000000 ))
 [ "$took_ms" -ge 600 ] || { echo "FAIL: --warmup-ms 300 on two cases took $took_ms ms"; fails=$((fails + 1)); }
 grep -q '"warmup_ms": 300,' "$TMP/w.csv.meta.json" || { echo "FAIL: warmup_ms 300 not in meta.json"; fails=$((fails + 1)); }
@@ -93,7 +93,7 @@ expect 0 "not_supported" -- run -s dgemm -g test2 -a b=500 --size 4096,8 --m 2 -
 # The exact reference fills the error and grade columns; --ref none leaves them empty.
 expect 0 " A " -- run -s dgemm -g phi --size 33 --backend host --csv "$TMP/ref.csv"
 grep -q ',mpfr,1089,' "$TMP/ref.csv" || { echo "FAIL: --ref mpfr did not check all 33x33 entries"; fails=$((fails + 1)); }
-expect 0 "TFLOP/s" -- run -s dgemm -g phi --size 33 --backend host --ref none --csv "$TMP/noref.csv"
+expect 0 "err_fro" -- run -s dgemm -g phi --size 33 --backend host --ref none --csv "$TMP/noref.csv"
 grep -q ',none,,' "$TMP/noref.csv" || { echo "FAIL: --ref none filled reference columns"; fails=$((fails + 1)); }
 expect 2 "--ref 'exact'" -- run -s dgemm -g phi --size 8 --ref exact
 

@@ -97,7 +97,7 @@ expect 0 "1 cases" -- run -s dgemm -g randn --size 8,8 --backend host --dry-run
 grep -qF "1 duplicate case dropped" "$TMP/stderr" || fail "--size 8,8: no word of the dropped duplicate"
 expect 0 "2 cases" -- run -s dgemm -s dgemm,sgemm -g randn -g randn --size 8 --seed 3,3 --backend host --dry-run
 grep -qF "10 duplicate cases dropped" "$TMP/stderr" || fail "-s dgemm -s dgemm,sgemm ...: duplicates not counted"
-expect 0 "TFLOP/s" -- run -s dgemm -s dgemm -g randn --size 8,8 --backend host --csv "$TMP/dup.csv"
+expect 0 "err_fro" -- run -s dgemm -s dgemm -g randn --size 8,8 --backend host --csv "$TMP/dup.csv"
 [ "$(wc -l <"$TMP/dup.csv")" = 2 ] || fail "--size 8,8 -s dgemm -s dgemm wrote $(($(wc -l <"$TMP/dup.csv") - 1)) rows, expected 1"
 expect 0 "4 cases in shard 0/2 (8 in all)" -- run -s dgemm,sgemm -g randn --size 8,8,9 --seed 1,2,1 --backend host --dry-run --shard 0/2
 
@@ -145,7 +145,7 @@ expect 2 "cannot write $TMP/meta.csv.meta.json" -- run -s dgemm -g randn --size 
 [ ! -e "$TMP/meta.csv" ] || fail "an unwritable meta.json still wrote the CSV"
 
 # RFC 4180: --resume reads a record whose quoted note spans lines as one row.
-expect 0 "TFLOP/s" -- run -s dgemm -g randn --size 4 --seed 1:3 --backend host --csv "$TMP/nl.csv"
+expect 0 "err_fro" -- run -s dgemm -g randn --size 4 --seed 1:3 --backend host --csv "$TMP/nl.csv"
 awk -F, -v OFS=, 'NR == 2 { $39 = "\"first" "\n" "second, line\"" } 1' "$TMP/nl.csv" >"$TMP/nl2.csv" && mv "$TMP/nl2.csv" "$TMP/nl.csv"
 expect 0 "3 cases already in" -- run -s dgemm -g randn --size 4 --seed 1:3 --backend host --csv "$TMP/nl.csv" --resume
 [ "$(wc -l <"$TMP/nl.csv")" = 5 ] || fail "--resume of a multi-line record: $(wc -l <"$TMP/nl.csv") lines, expected 5"

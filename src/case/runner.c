@@ -170,15 +170,6 @@ static bool host_alloc(struct mpb_result *res, void **p, int64_t count, enum mpb
 
 /* ---- --vs-native: EGEMM-TC's metric (Feng et al., PPoPP 2021, Eq. 10) ---- */
 
-/* The native GEMM of a target and field, which --vs-native compares with
- * (the 4M product for complex). */
-static const struct mpb_scheme *native_of(const struct mpb_gemm *g)
-{
-    if (g->field == MPB_FIELD_COMPLEX)
-        return mpb_scheme_find(g->target == MPB_TARGET_FP64 ? "zgemm" : "cgemm");
-    return mpb_scheme_find(g->target == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
-}
-
 /* The scalars of an m×n C: two per complex entry. */
 static int64_t c_scalars(const struct mpb_case *c, const struct mpb_gemm *g)
 {
@@ -204,7 +195,7 @@ static double max_abs_diff(const void *x, const void *y, int64_t count, enum mpb
 /* The target's native host model on the same A and B, against C. */
 static void vs_native_host(const struct mpb_case *c, const struct mpb_gemm *g, struct mpb_result *res)
 {
-    const struct mpb_scheme *nat = native_of(g);
+    const struct mpb_scheme *nat = mpb_scheme_native(g->target, g->field);
     if (nat == c->scheme) {
         res->max_abs_vs_native = 0;
         return;
@@ -298,7 +289,7 @@ static bool download_copy(const struct mpb_runner *r, struct mpb_result *res, vo
 static bool vs_native_cuda(const struct mpb_runner *r, const struct mpb_case *c, const struct mpb_gemm *g,
                            const void *hc, struct mpb_result *res)
 {
-    const struct mpb_scheme *nat = native_of(g);
+    const struct mpb_scheme *nat = mpb_scheme_native(g->target, g->field);
     if (nat == c->scheme) {
         res->max_abs_vs_native = 0;
         return true;

@@ -12,6 +12,7 @@
 
 #include "status.h"
 #include "case/values.h"
+#include "cli/suggest.h"
 
 void mpb_cli_error(const char *cmd, const char *fmt, ...)
 {
@@ -95,6 +96,20 @@ int mpb_cli_close_stdout(const char *cmd, int code)
         return code;
     mpb_cli_error(cmd, "writing to standard output failed: %s", errno ? strerror(errno) : "an earlier write failed");
     return code == MPB_EXIT_OK || code == MPB_EXIT_INCORRECT ? MPB_EXIT_RUNTIME : code;
+}
+
+void mpb_cli_unknown_option(const char *cmd, const char *arg, const char *help)
+{
+    struct mpb_suggest near;
+    char hint[96], name[80];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(arg, "="), arg);
+    mpb_suggest_init(&near, name);
+    /* the long options are the help's words "--name" */
+    for (const char *p = strstr(help, "--"); p; p = strstr(p + 2, "--"))
+        if ((p == help || !isalnum((unsigned char)p[-1])) && isalpha((unsigned char)p[2]))
+            mpb_suggest_try(&near, p, 2 + strspn(p + 2, "abcdefghijklmnopqrstuvwxyz0123456789-"));
+    mpb_suggest_format(&near, hint, sizeof hint);
+    mpb_cli_error(cmd, "unknown option '%s'%s (mpbench %s --help lists them)", arg, hint, cmd);
 }
 
 const char *mpb_cli_value(const char *cmd, int argc, char **argv, int *i, const char *name)
@@ -190,8 +205,16 @@ bool mpb_cli_add_selections(const char *cmd, const char *opt, const char *text, 
             }
         }
         if (!sel.scheme && !sel.gen) {
-            mpb_cli_error(cmd, "%s '%s': unknown %s (mpbench list %s shows them)", opt, name,
-                          scheme ? "scheme" : "generator", scheme ? "schemes" : "generators");
+            struct mpb_suggest near;
+            char hint[96];
+            mpb_suggest_init(&near, name);
+            for (int i = 0; i < (scheme ? mpb_n_schemes : mpb_n_generators); i++) {
+                const char *known = scheme ? mpb_schemes[i]->name : mpb_generators[i]->name;
+                mpb_suggest_try(&near, known, strlen(known));
+            }
+            mpb_suggest_format(&near, hint, sizeof hint);
+            mpb_cli_error(cmd, "%s '%s': unknown %s%s (mpbench list %s shows them)", opt, name,
+                          scheme ? "scheme" : "generator", hint, scheme ? "schemes" : "generators");
             ok = false;
             break;
         }

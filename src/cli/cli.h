@@ -29,6 +29,10 @@ bool mpb_cli_refuse_repeats(const char *cmd, int argc, char **argv, const char *
  * after a message; other codes already say that something failed. */
 int mpb_cli_close_stdout(const char *cmd, int code);
 
+/* "unknown option 'ARG'" naming the nearest long option of `help` (the
+ * command's --help text) when ARG looks like a typo of it. */
+void mpb_cli_unknown_option(const char *cmd, const char *arg, const char *help);
+
 /* "--opt VALUE" or "--opt=VALUE" at argv[*i]: NULL when it is not option
  * `name`; "" (after saying so) when the value is missing; else the value,
  * with *i advanced past it. */

@@ -7,9 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void mpb_cli_run_help(void)
-{
-    puts(
+static const char run_help[] =
 "usage: mpbench run -s SCHEME [-a KEY=VALUES]... -g GEN [-a KEY=VALUES]... --size VALUES\n"
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
 "                   [--reps N] [--warmup N] [--warmup-ms MS] [--backend auto|cuda|host]\n"
@@ -76,7 +74,11 @@ void mpb_cli_run_help(void)
 "A case the product holds twice runs once (stderr says how many were dropped).\n"
 "Exit: 0 ok; 1 an incorrect result; 2 usage error (or an unwritable output, or a\n"
 "FILE another run is writing); 3 runtime error (CUDA, I/O, memory); 77 nothing\n"
-"could run.");
+"could run.";
+
+void mpb_cli_run_help(void)
+{
+    puts(run_help);
 }
 
 static bool parse_shard(const char *text, struct mpb_plan *plan)
@@ -265,7 +267,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
         } else if (!strcmp(arg, "--vs-native")) {
             plan->vs_native = true;
         } else {
-            mpb_cli_error("run", "unknown option '%s' (mpbench run --help lists them)", arg);
+            mpb_cli_unknown_option("run", arg, run_help);
             return MPB_PARSE_ERROR;
         }
     }

@@ -105,6 +105,22 @@ void mpb_param_format(const struct mpb_param_spec *spec, double value, char *buf
         mpb_format_double(value, buf, len);
 }
 
+void mpb_param_format_changed(const struct mpb_param_spec *specs, int n, const double *values,
+                              char *buf, size_t len)
+{
+    size_t used = 0;
+    double defaults[MPB_MAX_PARAMS];
+    mpb_param_defaults(specs, n, defaults);
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < len; i++) {
+        char v[64], d[64];
+        mpb_param_format(&specs[i], values[i], v, sizeof v);
+        mpb_param_format(&specs[i], defaults[i], d, sizeof d);
+        if (strcmp(v, d) != 0)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", specs[i].name, v);
+    }
+}
+
 int mpb_param_find(const struct mpb_param_spec *specs, int n, const char *name)
 {
     for (int i = 0; i < n; i++)

@@ -52,6 +52,11 @@ void mpb_param_defaults(const struct mpb_param_spec *specs, int n, double *value
 void mpb_param_format_all(const struct mpb_param_spec *specs, int n,
                           const double *values, char *buf, size_t len);
 
+/* "k=v ..." of the values that differ from their spec's default, as
+ * written (the run summary's; "" when every one is the default). */
+void mpb_param_format_changed(const struct mpb_param_spec *specs, int n,
+                              const double *values, char *buf, size_t len);
+
 /* Shortest "%.Ng" that reads back to exactly `x`. */
 void mpb_format_double(double x, char *buf, size_t len);
 

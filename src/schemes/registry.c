@@ -285,3 +285,10 @@ const struct mpb_scheme *mpb_scheme_find(const char *name)
             return mpb_schemes[i];
     return NULL;
 }
+
+const struct mpb_scheme *mpb_scheme_native(enum mpb_target t, enum mpb_field f)
+{
+    if (f == MPB_FIELD_COMPLEX)
+        return mpb_scheme_find(t == MPB_TARGET_FP64 ? "zgemm" : "cgemm");
+    return mpb_scheme_find(t == MPB_TARGET_FP64 ? "dgemm" : "sgemm");
+}

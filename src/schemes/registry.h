@@ -14,6 +14,10 @@ extern const struct mpb_scheme *const mpb_schemes[];
 extern const int mpb_n_schemes;
 
 const struct mpb_scheme *mpb_scheme_find(const char *name);
+/* The native GEMM of a target and field (dgemm, sgemm; zgemm, cgemm: the 4M
+ * products): what --vs-native compares with and the run summary's
+ * "x native" divides by. */
+const struct mpb_scheme *mpb_scheme_native(enum mpb_target t, enum mpb_field f);
 
 #ifdef __cplusplus
 }

@@ -83,7 +83,7 @@ static void write_lost_case(void *ctx, const struct mpb_pool_worker *w, int unit
     fprintf(stderr, "mpbench run: error: %s: %s\n", c->text, res.note);
 }
 
-/* A case's row: to the CSV as it comes, its summary line, its counts. */
+/* A case's row: to the CSV as it comes, its summary row, its counts. */
 static enum mpb_pool_reply take_row(void *ctx, const struct mpb_pool_worker *w, int unit, const char *payload,
                                     size_t len)
 {
@@ -97,25 +97,24 @@ static enum mpb_pool_reply take_row(void *ctx, const struct mpb_pool_worker *w, 
         head.summary_len > len - sizeof head)
         return MPB_POOL_REPLY_BAD;
     char *sum = strndup(payload + sizeof head, head.summary_len);
-    if (!sum)
+    bool decoded = sum && mpb_summary_add_encoded(r->summary, &r->cases[unit], sum);
+    free(sum);
+    if (!decoded)
         return MPB_POOL_REPLY_BAD;
     const char *rec = payload + sizeof head + head.summary_len;
     if (!mpb_csv_write_record(r->csv, rec, len - sizeof head - head.summary_len)) {
         mpb_cli_error("run", "writing %s failed: %m", r->plan->csv_path);
         st->io_failed = true;
     }
-    mpb_summary_add_line(r->summary, sum);
     r->meta->cases_run++;
     r->meta->status_counts[head.status]++;
     st->done++;
     /* a failed case's line on stderr is the worker's (run_one_case) */
     if (r->show_progress) {
-        for (char *t = sum; *t; t++)
-            *t = *t == '\t' ? ' ' : *t;
-        fprintf(stderr, "[%d/%d] GPU %d: %s\n", st->done, st->todo, w->ordinal, sum);
+        char text[1024];
+        mpb_summary_progress(&r->summary->rows[r->summary->n - 1], text, sizeof text);
+        fprintf(stderr, "[%d/%d] GPU %d: %s\n", st->done, st->todo, w->ordinal, text);
     }
-    free(sum);
-    (void)unit;
     if (!head.sticky)
         return MPB_POOL_REPLY_DONE;
     fprintf(stderr, "mpbench run: GPU %d (%s) failed for good (see its row's note); its worker stops\n",
