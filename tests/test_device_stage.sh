@@ -1,0 +1,28 @@
+#!/bin/sh
+# scripts/device-stage refuses a build whose CUDA objects may be stale (a
+# header CUDA code can include is newer than the oldest .cu.o: Meson < 1.4
+# tracks no .cu header dependencies), naming the object, and stages one
+# whose objects are newer than every header.
+# Usage: test_device_stage.sh path/to/scripts/device-stage
+set -u
+stage=$1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+
+mkdir -p "$tmp/build/tests/kernels" "$tmp/build/kernels/x.p"
+printf '#!/bin/sh\n' >"$tmp/build/mpbench"
+chmod +x "$tmp/build/mpbench"
+obj="$tmp/build/kernels/x.p/x.cu.o"
+: >"$obj"
+touch -d '2000-01-01 00:00:00' "$obj"
+BUILD="$tmp/build" sh "$stage" "$tmp/dest" >"$tmp/out" 2>&1 && fail "a stale CUDA object was staged"
+grep -q "x.cu.o is older than" "$tmp/out" || fail "the refusal does not name the object: $(cat "$tmp/out")"
+[ -e "$tmp/dest" ] && fail "a refused stage left $tmp/dest"
+touch "$obj"
+BUILD="$tmp/build" sh "$stage" "$tmp/dest" >"$tmp/out" 2>&1 || fail "a fresh build was refused: $(cat "$tmp/out")"
+[ -x "$tmp/dest/mpbench" ] || fail "mpbench was not staged"
+
+[ "$fails" = 0 ] || exit 1
+echo "test_device_stage: ok"
