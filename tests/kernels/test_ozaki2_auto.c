@@ -18,6 +18,7 @@
 
 #include "check.h"
 #include "elem.h"
+#include "gen_host.h"
 #include "generators.h"
 #include "ozaki2/ozaki2.h"
 #include "reference.h"
@@ -32,19 +33,9 @@ struct opnds {
 static struct opnds gen(const char *name, double param, enum mpb_target t, int64_t m, int64_t n, int64_t k,
                         uint64_t seed)
 {
-    const struct mpb_generator *g = mpb_generator_find(name);
-    double gp[MPB_MAX_PARAMS];
-    char why[256];
-    mpb_param_defaults(g->params, g->n_params, gp);
-    if (g->n_params && !isnan(param))
-        gp[0] = param;
-    CHECK(!g->resolve || g->resolve(gp, t, m, n, k, why, sizeof why), "%s: %s", name, why);
-    struct mpb_gen_config cfg;
-    mpb_gen_config_init(&cfg, g, gp, t, m, n, k, seed);
     size_t es = mpb_target_size(t);
     struct opnds o = {m, n, k, t, malloc(es * (size_t)(m * k) + 8), malloc(es * (size_t)(k * n) + 8)};
-    mpb_gen_fill_host(&cfg, MPB_OPERAND_A, o.a);
-    mpb_gen_fill_host(&cfg, MPB_OPERAND_B, o.b);
+    gen_host_fill(name, param, t, m, n, k, seed, o.a, o.b);
     return o;
 }
 

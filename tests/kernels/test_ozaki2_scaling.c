@@ -23,6 +23,7 @@
 #include "elem.h"
 #define TEST_RNG_SEED 0x243F6A8885A308D3ull
 #include "rng.h"
+#include "gen_host.h"
 #include "generators.h"
 #include "ozaki2/ozaki2.h"
 #include "reference.h"
@@ -34,21 +35,6 @@ struct errs {
     double fro, rowcol; /* err_fro_rel; max |Ĉ−C|_ij/(u‖a_i‖₂‖b_j‖₂) */
     int nonfinite;
 };
-
-static void gen(const char *name, double param, enum mpb_target t, void *a, void *b)
-{
-    const struct mpb_generator *g = mpb_generator_find(name);
-    double gp[MPB_MAX_PARAMS];
-    char why[256];
-    mpb_param_defaults(g->params, g->n_params, gp);
-    if (g->n_params && !isnan(param))
-        gp[0] = param;
-    CHECK(!g->resolve || g->resolve(gp, t, M, N, K, why, sizeof why), "%s: %s", name, why);
-    struct mpb_gen_config cfg;
-    mpb_gen_config_init(&cfg, g, gp, t, M, N, K, 3);
-    mpb_gen_fill_host(&cfg, MPB_OPERAND_A, a);
-    mpb_gen_fill_host(&cfg, MPB_OPERAND_B, b);
-}
 
 /* The scheme's host model on (a, b), its errors against the exact C. */
 static struct errs run(const struct mpb_scheme *s, int moduli, int mode, const void *a, const void *b)
@@ -152,7 +138,7 @@ int main(void)
         enum mpb_target t = s->target;
         for (int mode = MPB_OZ2_FAST; mode <= MPB_OZ2_ACCURATE; mode++)
             for (size_t gi = 0; gi < sizeof gens / sizeof gens[0]; gi++) {
-                gen(gens[gi].name, gens[gi].param, t, a, b);
+                gen_host_fill(gens[gi].name, gens[gi].param, t, M, N, K, 3, a, b);
                 struct errs e0 = run(s, nm, mode, a, b);
                 char what[96];
                 snprintf(what, sizeof what, "%s moduli=%d %s %s(%g)", s->name, nm, mode ? "accurate" : "fast",
