@@ -124,16 +124,24 @@ static int new_memfd(const char *name, size_t bytes)
 
 /* Local block (rows × cols, leading dimension rows) to or from its places
  * in the whole column-major matrix, one column segment of a block at a time. */
-static void scatter(const struct mpb_block_cyclic *d, const double *local, double *whole)
+/* Local columns [c0, c0 + cols) of a part, `local` pointing at column c0,
+ * into their places in the whole column-major array. */
+static void scatter_cols(const struct mpb_block_cyclic *d, const double *local, int64_t c0, int64_t cols,
+                         double *whole)
 {
-    int64_t rows = mpb_bc_local_rows(d), cols = mpb_bc_local_cols(d);
+    int64_t rows = mpb_bc_local_rows(d);
     for (int64_t c = 0; c < cols; c++) {
-        double *col = whole + mpb_bc_global_col(d, c) * d->rows;
+        double *col = whole + mpb_bc_global_col(d, c0 + c) * d->rows;
         for (int64_t r = 0; r < rows; r += d->mb) {
             int64_t len = rows - r < d->mb ? rows - r : d->mb;
             memcpy(col + mpb_bc_global_row(d, r), local + r + c * rows, sizeof *local * (size_t)len);
         }
     }
+}
+
+static void scatter(const struct mpb_block_cyclic *d, const double *local, double *whole)
+{
+    scatter_cols(d, local, 0, mpb_bc_local_cols(d), whole);
 }
 
 /* ---- one part ------------------------------------------------------------- */
@@ -173,20 +181,48 @@ static void part_failure(const struct part *p, struct part_status *st, const cha
     set_status(st, MPB_STATUS_ERROR, p->env && mpb_cuda_is_sticky(p->env), "%s", text);
 }
 
-/* A device block of this part into its places in a shared array. */
+/* A device block of this part into its places in a shared array, through
+ * two page-locked staging buffers of whole local columns: the DMA engine
+ * fills one while the CPU scatters the other. A pageable buffer of the whole
+ * block (34 GB for C at 65536 on one GPU) made the gather run at under
+ * 1.5 GB/s (results/h200x2/cublasmp/README.md). */
+#define GATHER_STAGE_BYTES ((size_t)256 << 20)
+
 static bool download_scatter(const struct part *p, const struct mpb_block_cyclic *d, const void *dev,
                              void *whole, struct part_status *st)
 {
-    size_t bytes = bytes_of(mpb_bc_local_rows(d), mpb_bc_local_cols(d));
-    double *host = malloc(bytes ? bytes : 1);
-    bool ok = host != NULL;
+    int64_t rows = mpb_bc_local_rows(d), cols = mpb_bc_local_cols(d);
+    if (rows == 0 || cols == 0)
+        return true;
+    size_t col_bytes = bytes_of(rows, 1);
+    int64_t chunk = GATHER_STAGE_BYTES / col_bytes > 0 ? (int64_t)(GATHER_STAGE_BYTES / col_bytes) : 1;
+    if (chunk > cols)
+        chunk = cols;
+    void *stage[2] = {NULL, NULL};
+    bool ok = mpb_cuda_host_alloc(p->env, &stage[0], col_bytes * (size_t)chunk) == MPB_STATUS_OK &&
+              mpb_cuda_host_alloc(p->env, &stage[1], col_bytes * (size_t)chunk) == MPB_STATUS_OK;
+    if (!ok) {
+        part_failure(p, st, "page-locked staging for the gather");
+        goto done;
+    }
+    const char *src = dev;
+    int64_t n0 = chunk;
+    ok = mpb_cuda_download_async(p->env, stage[0], src, col_bytes * (size_t)n0) == MPB_STATUS_OK &&
+         mpb_cuda_sync(p->env) == MPB_STATUS_OK;
+    for (int64_t c0 = 0, i = 0; ok && c0 < cols; c0 += n0, i++) {
+        n0 = cols - c0 < chunk ? cols - c0 : chunk;
+        int64_t c1 = c0 + n0, n1 = cols - c1 < chunk ? cols - c1 : chunk;
+        if (n1 > 0)
+            ok = mpb_cuda_download_async(p->env, stage[(i + 1) & 1], src + col_bytes * (size_t)c1,
+                                         col_bytes * (size_t)n1) == MPB_STATUS_OK;
+        scatter_cols(d, stage[i & 1], c0, n0, whole);
+        ok = ok && mpb_cuda_sync(p->env) == MPB_STATUS_OK;
+    }
     if (!ok)
-        set_status(st, MPB_STATUS_ERROR, false, "%s", "out of host memory for a part's block");
-    else if (!(ok = mpb_cuda_download(p->env, host, dev, bytes) == MPB_STATUS_OK))
         part_failure(p, st, "downloading the part's blocks");
-    else
-        scatter(d, host, whole);
-    free(host);
+done:
+    mpb_cuda_host_free(p->env, stage[0]);
+    mpb_cuda_host_free(p->env, stage[1]);
     return ok;
 }
 

@@ -337,6 +337,28 @@ extern "C" void mpb_cuda_free(struct mpb_cuda_env *env, void *p)
         MPB_CUDA_NOTE(env, cudaFree(p));
 }
 
+extern "C" enum mpb_status mpb_cuda_host_alloc(struct mpb_cuda_env *env, void **p, size_t bytes)
+{
+    *p = NULL;
+    if (bytes == 0)
+        return MPB_STATUS_OK;
+    cudaError_t err = cudaMallocHost(p, bytes);
+    if (err != cudaSuccess) {
+        char call[96];
+        snprintf(call, sizeof call, "cudaMallocHost(%zu bytes = %.3g GiB)", bytes,
+                 (double)bytes / 1073741824.0);
+        *p = NULL;
+        return mpb_cuda_fail_rt(env, err, call, __FILE__, __LINE__);
+    }
+    return MPB_STATUS_OK;
+}
+
+extern "C" void mpb_cuda_host_free(struct mpb_cuda_env *env, void *p)
+{
+    if (p)
+        MPB_CUDA_NOTE(env, cudaFreeHost(p));
+}
+
 extern "C" enum mpb_status mpb_cuda_mem_info(struct mpb_cuda_env *env, size_t *free_bytes,
                                              size_t *total_bytes)
 {
@@ -361,6 +383,15 @@ extern "C" enum mpb_status mpb_cuda_download(struct mpb_cuda_env *env, void *hos
         return MPB_STATUS_OK;
     MPB_CUDA_TRY(env, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, env->stream));
     return env_sync(env, __FILE__, __LINE__);
+}
+
+extern "C" enum mpb_status mpb_cuda_download_async(struct mpb_cuda_env *env, void *host,
+                                                   const void *dev, size_t bytes)
+{
+    if (bytes == 0)
+        return MPB_STATUS_OK;
+    MPB_CUDA_TRY(env, cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, env->stream));
+    return MPB_STATUS_OK;
 }
 
 extern "C" enum mpb_status mpb_cuda_memset(struct mpb_cuda_env *env, void *dev, int byte,

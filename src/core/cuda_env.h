@@ -70,6 +70,12 @@ void mpb_cuda_free(struct mpb_cuda_env *env, void *p);
  * allocation whether a case fits. */
 enum mpb_status mpb_cuda_mem_info(struct mpb_cuda_env *env, size_t *free_bytes, size_t *total_bytes);
 enum mpb_status mpb_cuda_download(struct mpb_cuda_env *env, void *host, const void *dev, size_t bytes);
+/* Page-locked host memory (cudaMallocHost), and a download only enqueued on
+ * the env's stream (mpb_cuda_sync waits for it): a host buffer the DMA engine
+ * fills while the CPU works on another. */
+enum mpb_status mpb_cuda_host_alloc(struct mpb_cuda_env *env, void **p, size_t bytes);
+void mpb_cuda_host_free(struct mpb_cuda_env *env, void *p);
+enum mpb_status mpb_cuda_download_async(struct mpb_cuda_env *env, void *host, const void *dev, size_t bytes);
 enum mpb_status mpb_cuda_upload(struct mpb_cuda_env *env, void *dev, const void *host, size_t bytes);
 /* Fill with a byte pattern (poison outputs before a run: 0xFF = NaN). */
 enum mpb_status mpb_cuda_memset(struct mpb_cuda_env *env, void *dev, int byte, size_t bytes);
