@@ -49,6 +49,8 @@ struct mpb_plan {
     struct mpb_int_list sizes, ms, ns, ks, seeds;
     int warmup, reps;        /* -1: the backend's default */
     int warmup_ms;           /* > 0: untimed calls go on until this many ms have passed */
+    int energy_min_ms;       /* --energy-min-ms: the energy window's minimum (mpb_energy.h) */
+    bool energy_no_extend;   /* --no-energy-extend: a shorter window's energy is left empty */
     enum mpb_backend_choice backend;
     enum mpb_ref_choice ref;
     int64_t ref_samples;     /* random entries checked above the full-check size */

@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpb_energy.h"
+
 static const char run_help[] =
 "usage: mpbench run -s SCHEME [-a KEY=VALUES]... -g GEN [-a KEY=VALUES]... --size VALUES\n"
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
 "                   [--reps N] [--warmup N] [--warmup-ms MS] [--backend auto|cuda|host]\n"
+"                   [--energy-min-ms MS] [--no-energy-extend]\n"
 "                   [--ref mpfr|dd|none] [--ref-samples N] [--dump DIR]\n"
 "                   [--csv FILE|-] [--jsonl FILE] [--resume] [--shard I/N]\n"
 "                   [--devices all|LIST]\n"
@@ -32,6 +35,13 @@ static const char run_help[] =
 "  --warmup-ms MS         then more untimed calls until MS ms have passed since the\n"
 "                         first (default 0): the timed calls run in the clock state\n"
 "                         of sustained work (0..600000)\n"
+"  --energy-min-ms MS     the energy columns (GPU, NVML) come from a window of at\n"
+"                         least MS ms (default 1000; 0..600000, 0: any window):\n"
+"                         when the timed calls end sooner, untimed repeats of the\n"
+"                         call extend it (the times stay those of the timed calls);\n"
+"                         NVML's readings are too coarse for a shorter one\n"
+"  --no-energy-extend     do not repeat: a window shorter than --energy-min-ms\n"
+"                         leaves the energy columns empty, the note saying why\n"
 "  --ref R                mpfr (default): exact reference by MPFR, error and grade\n"
 "                         columns filled; dd: every entry in double-double (on\n"
 "                         the GPU with --backend cuda), checked against MPFR on\n"
@@ -145,6 +155,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
     static const char *const dims[] = {"--size", "--sizes", "--m", "--n", "--k", NULL}; /* --sizes: grade's spelling */
     memset(plan, 0, sizeof *plan);
     plan->warmup = plan->reps = -1;
+    plan->energy_min_ms = MPB_ENERGY_MIN_MS_DEFAULT;
     plan->csv_path = "-";
     plan->shard_count = 1;
     plan->ref_samples = 4096;
@@ -207,6 +218,10 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             if (!*val || !mpb_cli_int("run", "--warmup-ms", val, 0, 600000, &n))
                 return MPB_PARSE_ERROR;
             plan->warmup_ms = (int)n;
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--energy-min-ms"))) {
+            if (!*val || !mpb_cli_int("run", "--energy-min-ms", val, 0, 600000, &n))
+                return MPB_PARSE_ERROR;
+            plan->energy_min_ms = (int)n;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--backend"))) {
             if (!*val || !mpb_cli_choice("run", "--backend", val, mpb_backend_words, &choice))
                 return MPB_PARSE_ERROR;
@@ -264,6 +279,8 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             plan->resume = true;
         } else if (!strcmp(arg, "--dry-run")) {
             plan->dry_run = true;
+        } else if (!strcmp(arg, "--no-energy-extend")) {
+            plan->energy_no_extend = true;
         } else if (!strcmp(arg, "--vs-native")) {
             plan->vs_native = true;
         } else {

@@ -84,7 +84,9 @@ void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const 
         mpb_row_setf(row, MPB_COL_out_hash, "%016" PRIx64, res->out_hash);
     }
     mpb_row_set(row, MPB_COL_status, mpb_status_name(res->status));
-    mpb_row_set(row, MPB_COL_note, res->note[0] ? res->note : NULL);
+    if (res->note[0] || res->energy_note[0])
+        mpb_row_setf(row, MPB_COL_note, "%s%s%s", res->note, res->note[0] && res->energy_note[0] ? "; " : "",
+                     res->energy_note);
     if (ctx->dev)
         set_device(row, ctx->dev);
     mpb_row_set(row, MPB_COL_mpbench_version, MPB_VERSION);
