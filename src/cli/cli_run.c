@@ -72,9 +72,13 @@ static const char run_help[] =
 "                         fails stops only its own worker\n"
 "  --progress P           one line per case on stderr: auto (when stderr is a\n"
 "                         terminal), always, never\n"
-"  --vs-native            also run the target's native GEMM (sgemm or dgemm) on the\n"
-"                         same A and B, untimed, and write max |C - C_native| over\n"
-"                         every entry (column max_abs_vs_native: EGEMM-TC's metric)\n"
+"  --vs-native            also run the target's native GEMM (dgemm, sgemm, zgemm or\n"
+"                         cgemm) on the same A and B, untimed, and write\n"
+"                         max |C - C_native| over every entry (column\n"
+"                         max_abs_vs_native: EGEMM-TC's metric); and add the native\n"
+"                         GEMM of each target to the run where no -s names it (its\n"
+"                         rows tagged added=vs-native), so that the summary's\n"
+"                         × native column is filled\n"
 "  --dry-run              print the expanded cases and their count; run nothing\n"
 "  --tag K=V              label recorded in the tags column and the meta.json\n"
 "                         (all tags together at most 1023 characters)\n"
@@ -101,6 +105,28 @@ static bool parse_shard(const char *text, struct mpb_plan *plan)
     return true;
 }
 
+/* --vs-native: the native GEMM of each target and field the schemes have
+ * (mpb_scheme_native), at its defaults, after them, where no -s named it;
+ * so the summary's × native has its baseline, and the cases of the named
+ * schemes keep their indices (--shard). */
+static bool add_natives(struct mpb_plan *plan)
+{
+    for (int s = 0, named = plan->n_schemes; s < named; s++) {
+        const struct mpb_scheme *nat = mpb_scheme_native(plan->schemes[s].scheme->target,
+                                                         plan->schemes[s].scheme->field);
+        bool present = false;
+        for (int t = 0; t < plan->n_schemes && !present; t++)
+            present = plan->schemes[t].scheme == nat;
+        int first;
+        if (present)
+            continue;
+        if (!mpb_cli_add_selections("run", "--vs-native", nat->name, true, &plan->schemes, &plan->n_schemes, &first))
+            return false;
+        plan->schemes[first].added = true;
+    }
+    return true;
+}
+
 static bool check_plan(struct mpb_plan *plan)
 {
     if (plan->n_schemes == 0) {
@@ -115,6 +141,8 @@ static bool check_plan(struct mpb_plan *plan)
         mpb_cli_error("run", "no shape: give --size VALUES, or all of --m, --n and --k");
         return false;
     }
+    if (plan->vs_native && !add_natives(plan))
+        return false;
     if (plan->seeds.n == 0) {
         plan->seeds.v = malloc(sizeof *plan->seeds.v);
         if (!plan->seeds.v)

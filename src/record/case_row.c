@@ -93,5 +93,9 @@ void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const 
     mpb_row_set(row, MPB_COL_git_sha, mpb_git_sha);
     mpb_row_set(row, MPB_COL_settings, res->info.settings[0] ? res->info.settings : NULL);
     mpb_row_set(row, MPB_COL_case, c->text);
-    mpb_row_set(row, MPB_COL_tags, ctx->tags && *ctx->tags ? ctx->tags : NULL);
+    bool tagged = ctx->tags && *ctx->tags;
+    if (c->added)
+        mpb_row_setf(row, MPB_COL_tags, "%s%s" MPB_TAG_ADDED, tagged ? ctx->tags : "", tagged ? ";" : "");
+    else
+        mpb_row_set(row, MPB_COL_tags, tagged ? ctx->tags : NULL);
 }
