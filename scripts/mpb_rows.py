@@ -16,6 +16,7 @@ NUMERIC = ('m', 'n', 'k', 'seed', 'time_ms_median', 'time_ms_min', 'time_ms_max'
            'tflops', 'split_ms', 'gemm_ms', 'accum_ms', 'err_fro_rel', 'err_max_rel',
            'err_median_rel', 'rho_a_max', 'rho_b_max', 'rho_c_max')
 STATUSES = ('ok', 'incorrect', 'not_supported', 'error', 'skipped')
+FIELDS = ('real', 'complex')  # schema 6's field column; a file of schema 1-5 has none: real
 IDENTIFYING = ('schema_version', 'case_id', 'scheme', 'params', 'target', 'status')
 HOST_LABEL = 'host models'
 
@@ -84,6 +85,8 @@ def check_row(path, line, header, cells):
             raise InputError(f'{where}: column {column}: {row.get(column)!r} is not a positive integer')
     if row['status'] not in STATUSES:
         raise InputError(f'{where}: column status: {row["status"]!r} is not one of {", ".join(STATUSES)}')
+    if 'field' in row and row['field'] not in FIELDS:
+        raise InputError(f'{where}: column field: {row["field"]!r} is not one of {", ".join(FIELDS)}')
     row['_file'], row['_line'] = path, line
     return row
 
@@ -109,3 +112,10 @@ def read_meta(csv_path):
 def gpu_of(row):
     """The GPU that ran the row: its gpu_name, or the host models' label."""
     return row.get('gpu_name') or HOST_LABEL
+
+
+def target_of(row):
+    """What a figure's axis or a table's target holds: the target precision, with
+    "complex" after it for a complex row ("fp64", "fp64 complex"), so that real and
+    complex GEMMs of one precision are never drawn or compared as one."""
+    return row['target'] + (' complex' if row.get('field') == 'complex' else '')

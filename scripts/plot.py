@@ -10,8 +10,10 @@ several GPUs (gpu_name) are never drawn in one figure: each GPU's figures go int
 DIR/<gpu>/, with a line on stderr naming the GPUs. Each scheme
 configuration (scheme, params) keeps one colour, marker and line style in every
 figure and in every call (its style is a function of its name); the native cuBLAS
-GEMM of the target is the black dashed reference. A figure whose data are absent
-is skipped with one line on stderr. Exit status: 0
+GEMM of the target is the black dashed reference. Complex rows (field) are drawn
+apart from the real rows of their precision: their figures say "complex" after the
+target ("fp64 complex", files named fp64-complex), their native GEMM is zgemm or
+cgemm. A figure whose data are absent is skipped with one line on stderr. Exit status: 0
 when it ran, 2 on bad arguments, 3 on an unreadable, non-mpbench or malformed CSV
 (named FILE:LINE), 77 without matplotlib.
 """
@@ -38,7 +40,8 @@ from matplotlib.patches import Patch  # noqa: E402
 matplotlib.rcParams['pdf.fonttype'] = 42
 matplotlib.rcParams['ps.fonttype'] = 42
 
-NATIVE = {'fp64': 'dgemm', 'fp32': 'sgemm'}
+# The native GEMM of each target (mpb_rows.target_of: the precision, complex or not).
+NATIVE = {'fp64': 'dgemm', 'fp32': 'sgemm', 'fp64 complex': 'zgemm', 'fp32 complex': 'cgemm'}
 UNIT_ROUNDOFF = {'fp64': 2.0 ** -53, 'fp32': 2.0 ** -24}
 ERROR_CHOICES = ('err_max_rel', 'err_fro_rel', 'rho_a_max_over_k')
 PHASES = (('split_ms', 'split', ''), ('gemm_ms', 'GEMM', '//'), ('accum_ms', 'accumulate', '..'))
@@ -112,7 +115,17 @@ def label(cfg):
 
 def is_native(row):
     """Whether the row is the plain cuBLAS GEMM of its target."""
-    return row.get('scheme') == NATIVE.get(row.get('target'))
+    return row.get('scheme') == NATIVE.get(mpb_rows.target_of(row))
+
+
+def unit_roundoff(target):
+    """u of a target ("fp64" or "fp64 complex": each part is rounded to fp64)."""
+    return UNIT_ROUNDOFF[target.split()[0]]
+
+
+def target_slug(target):
+    """A target in file names: `fp64`, `fp64-complex`."""
+    return target.replace(' ', '-')
 
 
 def slug(text):
@@ -224,13 +237,13 @@ def fig_tflops(rows, styles, ctx):
     rows = [r for r in cuda_square(rows) if num(r, 'tflops') is not None]
     if not rows:
         raise Skip('no ok impl=cuda rows with m = n = k and tflops')
-    for (target, gs), rs in group(rows, lambda r: (r['target'], gen_slug(r))).items():
-        fig, ax = new_axes(f'{target}-target GEMM throughput, {gs}', 'n (m = n = k)', 'TFLOP/s')
+    for (target, gs), rs in group(rows, lambda r: (mpb_rows.target_of(r), gen_slug(r))).items():
+        fig, ax = new_axes(f'GEMM throughput, {target} target, {gs}', 'n (m = n = k)', 'TFLOP/s')
         draw_lines(ax, series(rs, lambda r: int(r['n']), lambda r: num(r, 'tflops'),
                               statistics.median), styles)
         log2_x(ax)
         ax.set_ylim(bottom=0)
-        ctx.save(fig, f'tflops_vs_size_{target}_{gs}', ax)
+        ctx.save(fig, f'tflops_vs_size_{target_slug(target)}_{gs}', ax)
 
 
 def native_times(rows):
@@ -245,7 +258,7 @@ def native_times(rows):
 
 def case_key(r):
     """What makes two rows the same GEMM on the same data."""
-    return (r['target'], r['m'], r['n'], r['k'], r['gen'], r['gen_params'], r['seed'])
+    return (mpb_rows.target_of(r), r['m'], r['n'], r['k'], r['gen'], r['gen_params'], r['seed'])
 
 
 def fig_speedup(rows, styles, ctx):
@@ -254,8 +267,8 @@ def fig_speedup(rows, styles, ctx):
     native = native_times(rows)
     rows = [r for r in rows if not is_native(r) and case_key(r) in native]
     if not rows:
-        raise Skip('no scheme rows with a native dgemm/sgemm row on the same case')
-    for (target, gs), rs in group(rows, lambda r: (r['target'], gen_slug(r))).items():
+        raise Skip('no scheme rows with a native dgemm/sgemm/zgemm/cgemm row on the same case')
+    for (target, gs), rs in group(rows, lambda r: (mpb_rows.target_of(r), gen_slug(r))).items():
         fig, ax = new_axes(f'Speedup over {NATIVE[target]} ({target}), {gs}',
                            'n (m = n = k)', f'speedup over {NATIVE[target]}')
         draw_lines(ax, series(rs, lambda r: int(r['n']),
@@ -263,7 +276,7 @@ def fig_speedup(rows, styles, ctx):
                               statistics.median), styles)
         ax.axhline(1.0, label=NATIVE[target], **NATIVE_STYLE)
         log2_x(ax)
-        ctx.save(fig, f'speedup_vs_size_{target}_{gs}', ax)
+        ctx.save(fig, f'speedup_vs_size_{target_slug(target)}_{gs}', ax)
 
 
 def error_of(choice):
@@ -286,12 +299,12 @@ def fig_error_phi(rows, styles, ctx):
             and positive(y_of(r))]
     if not rows:
         raise Skip(f'no rows with gen=phi and a positive {ctx.error}')
-    for (target, size), rs in group(rows, lambda r: (r['target'], size_slug(r))).items():
+    for (target, size), rs in group(rows, lambda r: (mpb_rows.target_of(r), size_slug(r))).items():
         fig, ax = new_axes(f'{ylabel.split("  ")[0]} vs φ, {target} target, {size}', 'φ', ylabel)
         draw_lines(ax, series(rs, lambda r: gen_param(r, 'phi'), y_of, max), styles)
         ax.set_yscale('log')
         reference_levels(ax, target, ctx.error)
-        ctx.save(fig, f'{ctx.error}_vs_phi_{target}_{size}', ax)
+        ctx.save(fig, f'{ctx.error}_vs_phi_{target_slug(target)}_{size}', ax)
 
 
 def positive(y):
@@ -305,7 +318,7 @@ def reference_levels(ax, target, choice):
         ax.axhline(1.0, color='grey', linestyle=':', label='rigorous bound (ρ_A = k)')
         ax.axhline(10.0, color='grey', linestyle='-', linewidth=0.8, label='Grade A (ρ_A = 10k)')
     else:
-        u = UNIT_ROUNDOFF[target]
+        u = unit_roundoff(target)
         ax.axhline(u, color='grey', linestyle=':', label=f'u = 2^{round(math.log2(u))}')
 
 
@@ -317,7 +330,7 @@ def fig_test2(rows, styles, ctx):
     rows = [r for r in rows if gen_param(r, 'b') is not None and positive(num(r, 'err_max_rel'))]
     if not rows:
         raise Skip('no test2 rows with b in gen_params and a positive err_max_rel')
-    key = lambda r: (r['target'], r['gen'], size_slug(r))  # noqa: E731
+    key = lambda r: (mpb_rows.target_of(r), r['gen'], size_slug(r))  # noqa: E731
     for (target, gen, size), rs in group(rows, key).items():
         fig, ax = new_axes(f'{gen}: max relative error vs b, {target} target, {size}',
                            'b (Test 2 parameter from gen_params)', 'max relative error')
@@ -326,7 +339,7 @@ def fig_test2(rows, styles, ctx):
         ax.set_yscale('log')
         reference_levels(ax, target, 'err_max_rel')
         ax.xaxis.set_major_locator(matplotlib.ticker.MaxNLocator(integer=True))
-        ctx.save(fig, f'test2_error_vs_b_{target}_{gen}_{size}', ax)
+        ctx.save(fig, f'test2_error_vs_b_{target_slug(target)}_{gen}_{size}', ax)
 
 
 def fig_rho_k(rows, styles, ctx):
@@ -334,7 +347,7 @@ def fig_rho_k(rows, styles, ctx):
     rows = [r for r in rows if positive(num(r, 'rho_a_max')) and num(r, 'k')]
     if not rows:
         raise Skip('no rows with a positive rho_a_max')
-    for (target, gs), rs in group(rows, lambda r: (r['target'], gen_slug(r))).items():
+    for (target, gs), rs in group(rows, lambda r: (mpb_rows.target_of(r), gen_slug(r))).items():
         fig, ax = new_axes(f'Componentwise error vs k, {target} target, {gs}',
                            'k', 'ρ_A  (max |Ĉ−C| / (u·|A||B|), units of u)')
         draw_lines(ax, series(rs, lambda r: int(r['k']), lambda r: num(r, 'rho_a_max'), max),
@@ -343,7 +356,7 @@ def fig_rho_k(rows, styles, ctx):
         ax.plot(ks, [10 * k for k in ks], color='grey', linewidth=0.8, label='Grade A: 10·k')
         ax.set_yscale('log')
         log2_x(ax)
-        ctx.save(fig, f'rho_a_vs_k_{target}_{gs}', ax)
+        ctx.save(fig, f'rho_a_vs_k_{target_slug(target)}_{gs}', ax)
 
 
 def fig_phases(rows, styles, ctx):
@@ -354,9 +367,9 @@ def fig_phases(rows, styles, ctx):
     rows = [r for r in rows if any(num(r, c) is not None for c in present)]
     if not rows:
         raise Skip('no rows with a phase time')
-    for (target, gs), rs in group(rows, lambda r: (r['target'], gen_slug(r))).items():
+    for (target, gs), rs in group(rows, lambda r: (mpb_rows.target_of(r), gen_slug(r))).items():
         fig = draw_phase_panels(rs, styles, f'Phase breakdown, {target} target, {gs}')
-        ctx.save(fig, f'phases_{target}_{gs}')
+        ctx.save(fig, f'phases_{target_slug(target)}_{gs}')
 
 
 def draw_phase_panels(rows, styles, title):

@@ -135,6 +135,9 @@ static bool run_one_case(const struct mpb_plan *plan, const struct mpb_runner *r
     }
     o->metrics = measured ? &acc->metrics : NULL;
     mpb_case_row(&o->row, ctx, c, res, o->metrics);
+    if (res->energy_note[0])
+        fprintf(stderr, "mpbench run: %s: %s (power_w, joules_per_call, gflops_per_w left empty)\n", c->text,
+                res->energy_note);
     /* the reason is not only in the CSV's note: stdout may be the CSV */
     if (res->status == MPB_STATUS_ERROR || res->status == MPB_STATUS_NOT_SUPPORTED ||
         res->status == MPB_STATUS_INCORRECT)
@@ -306,6 +309,9 @@ static int run_plan(struct run_state *st, int argc, char **argv)
     runner.warmup = plan->warmup >= 0 ? plan->warmup : impl == MPB_IMPL_CUDA ? 3 : 0;
     runner.reps = plan->reps >= 0 ? plan->reps : impl == MPB_IMPL_CUDA ? 10 : 1;
     runner.warmup_ms = plan->warmup_ms;
+    runner.energy = true;
+    runner.energy_min_ms = plan->energy_min_ms;
+    runner.energy_extend = !plan->energy_no_extend;
     if (!mpb_plan_expand(plan, impl, &st->cases, &st->n_cases, why, sizeof why)) {
         mpb_cli_error("run", "%s", why);
         return errno == ENOMEM ? MPB_EXIT_RUNTIME : MPB_EXIT_USAGE;

@@ -1,12 +1,15 @@
 /* A stand-in for libnvidia-ml.so.1 (src/core/mpb_nvml.c loads it through
- * MPBENCH_NVML_LIB): one GPU with fixed clocks and power limit, so that the
- * CPU suite sees what NVML's readings become. Read at every call:
+ * MPBENCH_NVML_LIB): one GPU with fixed clocks and a 700 W power limit, so
+ * that the CPU suite sees what NVML's readings become. Read at every call:
+ * FAKE_NVML_POWER_MW is the board power (default 250000);
  * FAKE_NVML_ENERGY_STEP_MJ, when set, makes the energy counter readable and
- * grow by that many mJ at each reading; FAKE_NVML_POWER_MW is the board
- * power (default 250000). */
+ * grow by that many mJ at each reading; FAKE_NVML_ENERGY_UPDATE_MS, when
+ * set instead, makes it a counter as coarse as a real one: the energy at
+ * that power up to the last multiple of that many ms of CLOCK_MONOTONIC. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define FAKE_UUID "GPU-00000000-1111-2222-3333-444444444444"
 
@@ -94,18 +97,31 @@ int nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t d, unsigned *mw)
     return 0;
 }
 
+static unsigned power_mw(void)
+{
+    const char *p = getenv("FAKE_NVML_POWER_MW");
+    return p ? (unsigned)strtoul(p, NULL, 10) : 250000;
+}
+
 int nvmlDeviceGetPowerUsage(nvmlDevice_t d, unsigned *mw)
 {
     (void)d;
-    const char *p = getenv("FAKE_NVML_POWER_MW");
-    *mw = p ? (unsigned)strtoul(p, NULL, 10) : 250000;
+    *mw = power_mw();
     return 0;
 }
 
 int nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t d, unsigned long long *mj)
 {
     (void)d;
-    const char *step = getenv("FAKE_NVML_ENERGY_STEP_MJ");
+    const char *step = getenv("FAKE_NVML_ENERGY_STEP_MJ"), *update = getenv("FAKE_NVML_ENERGY_UPDATE_MS");
+    if (update && *update) {
+        struct timespec t;
+        clock_gettime(CLOCK_MONOTONIC, &t);
+        unsigned long long ms = (unsigned long long)t.tv_sec * 1000 + (unsigned long long)t.tv_nsec / 1000000;
+        unsigned long long every = strtoull(update, NULL, 10);
+        *mj = ms / every * every * power_mw() / 1000; /* mW · ms = µJ */
+        return 0;
+    }
     if (!step || !*step)
         return 3; /* NVML_ERROR_NOT_SUPPORTED */
     *mj = counter_mj;

@@ -66,6 +66,14 @@ if grep -v '^schema_version' "$CSV" | grep -qv ',host,'; then
     echo "FAIL: a row without impl=host"; fails=$((fails + 1))
 fi
 grep -q '"warmup_ms": 0,' "$CSV.meta.json" || { echo "FAIL: warmup_ms 0 not in meta.json"; fails=$((fails + 1)); }
+grep -q '"energy_min_ms": 1000, "energy_extend": true,' "$CSV.meta.json" ||
+    { echo "FAIL: the energy window's default (1000 ms, extended) not in meta.json"; fails=$((fails + 1)); }
+
+# --energy-min-ms and --no-energy-extend (the window itself: test_energy) go to meta.json.
+expect 0 "err_fro" -- run -s dgemm -g uniform --size 1 --backend host --energy-min-ms 0 --no-energy-extend \
+    --csv "$TMP/e.csv"
+grep -q '"energy_min_ms": 0, "energy_extend": false,' "$TMP/e.csv.meta.json" ||
+    { echo "FAIL: --energy-min-ms 0 --no-energy-extend not in meta.json"; fails=$((fails + 1)); }
 
 # --warmup-ms: untimed calls go on until that long has passed, per case (two
 # cases of a 1x1 product: at least 0.6 s of warm-up in all), and meta.json

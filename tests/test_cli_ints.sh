@@ -44,12 +44,14 @@ for t in 0/4294967296 0/4294967297 1/4294967297 0/48888888888888 0/1844674407370
     # shellcheck disable=SC2086
     refused --shard "$t" run.csv -- $run --resume --shard="$t"
 done
-for o in --reps --warmup --warmup-ms --ref-samples; do
+for o in --reps --warmup --warmup-ms --energy-min-ms --ref-samples; do
     for t in 4294967297 99999999999999999999 -1 " 5" +5 5x 0x10 1e3; do
         # shellcheck disable=SC2086
         refused $o "$t" run.csv -- $run $o "$t"
     done
 done
+# shellcheck disable=SC2086
+refused --energy-min-ms 600001 run.csv -- $run --energy-min-ms 600001
 for t in 4294967296 99999999999999999999 " 1" +1 -1 1x; do
     # shellcheck disable=SC2086
     refused --devices "$t" run.csv -- $run --devices "$t"

@@ -1,7 +1,9 @@
 #!/bin/sh
-# run --vs-native: a schema_version 5 CSV whose max_abs_vs_native is 0 for
+# run --vs-native: a schema_version 6 CSV whose max_abs_vs_native is 0 for
 # the native scheme itself, positive and finite for an emulation, and empty
-# without the option.
+# without the option; and the native GEMM of each target and field present
+# (dgemm, sgemm, zgemm) added to the run where no -s names it, after the named
+# schemes, its rows tagged added=vs-native, so the summary shows × native.
 # Usage: test_vs_native.sh MPBENCH
 set -u
 mpb=$1
@@ -30,5 +32,33 @@ done
 "$mpb" run -s egemm -g phi --size 33 --backend host --progress never --csv "$dir/off.csv" >/dev/null ||
     fail "run without --vs-native exited $?"
 [ -z "$(column "$dir/off.csv" max_abs_vs_native egemm)" ] || fail "the column is filled without --vs-native"
+
+# The natives added: one each of dgemm, sgemm and zgemm, after the named schemes, tagged
+# after the --tag ones; the named rows untagged; × native on every named row.
+"$mpb" run -s ozaki2_int8,egemm -s zgemm3m -g phi --size 17 --backend host --vs-native --tag who=t \
+    --progress never --csv "$dir/add.csv" >"$dir/add.txt" || fail "run --vs-native (natives added) exited $?"
+python3 - "$dir/add.csv" "$dir/add.txt" <<'PY' || fail "the natives --vs-native adds: $(cat "$dir/add.txt")"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+got = [(r["scheme"], r["field"], r["tags"]) for r in rows]
+want = [("ozaki2_int8", "real", "who=t"), ("egemm", "real", "who=t"), ("zgemm3m", "complex", "who=t"),
+        ("dgemm", "real", "who=t;added=vs-native"), ("sgemm", "real", "who=t;added=vs-native"),
+        ("zgemm", "complex", "who=t;added=vs-native")]
+if got != want:
+    sys.exit(f"rows {got}, expected {want}")
+lines = [l for l in open(sys.argv[2], encoding="utf-8") if not l.startswith("# ")]
+col = lines[0].index("× native") + len("× native")  # right-aligned
+for s in ("ozaki2_int8", "egemm", "zgemm3m"):
+    cell = next(l for l in lines if l.startswith(s + " "))[:col].split()[-1]
+    if cell == "-":
+        sys.exit(f"{s}: no × native")
+PY
+# A native named by -s is not added again; without --vs-native nothing is added.
+"$mpb" run -s dgemm,ozaki2_int8 -g phi --size 9 --backend host --vs-native --progress never --csv "$dir/named.csv" \
+    >/dev/null || fail "run -s dgemm --vs-native exited $?"
+[ "$(column "$dir/named.csv" scheme dgemm | wc -l)" = 1 ] || fail "dgemm named and added"
+[ -z "$(column "$dir/named.csv" tags dgemm)" ] || fail "a named dgemm is tagged as added"
+[ -z "$(column "$dir/off.csv" scheme sgemm)" ] || fail "sgemm added without --vs-native"
+
 [ "$fails" = 0 ] || exit 1
 echo "test_vs_native: ok"

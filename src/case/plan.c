@@ -240,6 +240,7 @@ bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb
                         for (int sd = 0; sd < plan->seeds.n; sd++) {
                             struct mpb_case *c = &out[at];
                             c->scheme = ss->scheme;
+                            c->added = ss->added;
                             pick(ss, si, c->sp);
                             c->gen = gs->gen;
                             pick(gs, gi, c->gp);

@@ -27,6 +27,7 @@ struct mpb_selection {
     int n_specs;
     double *values[MPB_MAX_PARAMS];     /* each parameter's list (defaults: one value) */
     int n_values[MPB_MAX_PARAMS];
+    bool added;                         /* run --vs-native added it: a target's native GEMM no -s named */
 };
 
 struct mpb_int_list {
@@ -37,6 +38,8 @@ struct mpb_int_list {
 /* The tags column (every --tag joined by ';') holds at most this many
  * characters; a longer one is refused, never cut. */
 #define MPB_TAGS_MAX 1023
+/* The tag of a row whose scheme run --vs-native added, after the --tag ones. */
+#define MPB_TAG_ADDED "added=vs-native"
 
 /* --devices takes at most this many GPU ordinals. */
 #define MPB_MAX_DEVICES 64
@@ -49,6 +52,8 @@ struct mpb_plan {
     struct mpb_int_list sizes, ms, ns, ks, seeds;
     int warmup, reps;        /* -1: the backend's default */
     int warmup_ms;           /* > 0: untimed calls go on until this many ms have passed */
+    int energy_min_ms;       /* --energy-min-ms: the energy window's minimum (mpb_energy.h) */
+    bool energy_no_extend;   /* --no-energy-extend: a shorter window's energy is left empty */
     enum mpb_backend_choice backend;
     enum mpb_ref_choice ref;
     int64_t ref_samples;     /* random entries checked above the full-check size */
@@ -59,7 +64,7 @@ struct mpb_plan {
     int shard_index, shard_count;
     enum mpb_progress progress;
     bool dry_run;
-    bool vs_native;          /* --vs-native: max |C - C_native| per case */
+    bool vs_native;          /* --vs-native: max |C - C_native| per case, and each target's native GEMM run */
     char **tags;             /* "K=V"; joined by ';' at most MPB_TAGS_MAX characters */
     int n_tags;
     /* --devices: the GPU ordinals the sweep spreads over (one worker process
@@ -83,6 +88,7 @@ struct mpb_case {
     int64_t m, n, k;
     uint64_t seed;
     enum mpb_impl impl;
+    bool added;                 /* of a selection --vs-native added (tags: MPB_TAG_ADDED) */
     int index;                  /* position in the full expansion, before sharding */
     char text[768];             /* canonical case string: pasted after `mpbench run`, reruns it */
     char id[17];                /* case_id: hex FNV-1a-64 of text */

@@ -35,11 +35,12 @@ void mpb_result_free(struct mpb_result *res)
     res->a = res->b = res->c = NULL;
 }
 
-void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e, int calls)
+void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e)
 {
-    bool measured = calls > 0 && e->joules > 0 && e->seconds > 0;
+    bool measured = e->calls > 0 && e->joules > 0 && e->seconds > 0;
     res->power_w = measured ? e->joules / e->seconds : NAN;
-    res->joules_per_call = measured ? e->joules / calls : NAN;
+    res->joules_per_call = measured ? e->joules / (double)e->calls : NAN;
+    snprintf(res->energy_note, sizeof res->energy_note, "%s", e->why);
 }
 
 double mpb_result_gflops_per_w(const struct mpb_result *res, int64_t m, int64_t n, int64_t k)

@@ -19,6 +19,9 @@ struct mpb_runner {
     bool keep_data;           /* hand A, B and C back in host memory (selftest, reference) */
     bool ref_dd;              /* --ref dd follows (its buffers count in the memory a case needs) */
     bool vs_native;           /* --vs-native: also run the target's native GEMM on the same A, B */
+    bool energy;              /* measure the timed calls' energy (run; grade's single calls do not) */
+    int energy_min_ms;        /* --energy-min-ms: the energy window's minimum (mpb_energy.h) */
+    bool energy_extend;       /* repeat the call to reach it (else leave a shorter window unmeasured) */
     bool node_shared;         /* a run --devices worker: the node's other GPUs are other workers' */
 };
 
@@ -35,16 +38,17 @@ struct mpb_result {
     uint64_t out_hash;                  /* mpb_hash_words over C's bytes, column-major */
     void *a, *b, *c;                    /* host copies when keep_data, else NULL */
     double max_abs_vs_native;           /* max |C - C_native| over C (EGEMM-TC's metric), NaN if not run */
-    double power_w;                     /* mean board power over the timed calls, NaN if not measured */
-    double joules_per_call;             /* the board's energy of one timed call, NaN if not measured */
+    double power_w;                     /* mean board power over the energy window, NaN if not measured */
+    double joules_per_call;             /* the board's energy of one call in it, NaN if not measured */
+    char energy_note[192];              /* why a measured window's energy is not given ("" otherwise) */
 };
 
 void mpb_result_free(struct mpb_result *res);
 
-/* power_w and joules_per_call from the energy of `calls` timed calls:
- * W = J / s over the window, J per call = J / calls (NaN without a
- * measurement). */
-void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e, int calls);
+/* power_w and joules_per_call from the energy of a window's calls: W = J / s
+ * over the window, J per call = J / calls (NaN without a measurement), and
+ * the reason there is none into energy_note. */
+void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e);
 
 /* GFLOP/s per watt, that is GFLOP per joule: 2·m·n·k flops of one call over
  * its joules; NaN without a measurement. */

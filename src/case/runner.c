@@ -354,9 +354,9 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
         snprintf(res->note, sizeof res->note, "out of host memory");
         goto done;
     }
-    struct mpb_energy energy;
+    struct mpb_energy energy = {.min_ms = r->energy_min_ms, .extend = r->energy_extend};
     if (mpb_cuda_time(env, ops, state, &g, r->warmup, r->warmup_ms, r->reps, times,
-                      res->phase_ms, &energy) != MPB_STATUS_OK) {
+                      res->phase_ms, r->energy ? &energy : NULL) != MPB_STATUS_OK) {
         cuda_failure(r, res, "timed calls");
         goto done;
     }
@@ -366,7 +366,8 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     }
     res->time_ms = mpb_timing_stats(times, r->reps);
     res->tflops = 2.0 * (double)c->m * (double)c->n * (double)c->k / (res->time_ms.median * 1e-3) / 1e12;
-    mpb_result_set_energy(res, &energy, r->reps);
+    if (r->energy)
+        mpb_result_set_energy(res, &energy);
     void *hc = NULL;
     if (!download_copy(r, res, &hc, out, c_scalars(c, &g), g.target))
         goto done;

@@ -7,10 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mpb_energy.h"
+
 static const char run_help[] =
 "usage: mpbench run -s SCHEME [-a KEY=VALUES]... -g GEN [-a KEY=VALUES]... --size VALUES\n"
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
 "                   [--reps N] [--warmup N] [--warmup-ms MS] [--backend auto|cuda|host]\n"
+"                   [--energy-min-ms MS] [--no-energy-extend]\n"
 "                   [--ref mpfr|dd|none] [--ref-samples N] [--dump DIR]\n"
 "                   [--csv FILE|-] [--jsonl FILE] [--resume] [--shard I/N]\n"
 "                   [--devices all|LIST]\n"
@@ -32,6 +35,13 @@ static const char run_help[] =
 "  --warmup-ms MS         then more untimed calls until MS ms have passed since the\n"
 "                         first (default 0): the timed calls run in the clock state\n"
 "                         of sustained work (0..600000)\n"
+"  --energy-min-ms MS     the energy columns (GPU, NVML) come from a window of at\n"
+"                         least MS ms (default 1000; 0..600000, 0: any window):\n"
+"                         when the timed calls end sooner, untimed repeats of the\n"
+"                         call extend it (the times stay those of the timed calls);\n"
+"                         NVML's readings are too coarse for a shorter one\n"
+"  --no-energy-extend     do not repeat: a window shorter than --energy-min-ms\n"
+"                         leaves the energy columns empty, the note saying why\n"
 "  --ref R                mpfr (default): exact reference by MPFR, error and grade\n"
 "                         columns filled; dd: every entry in double-double (on\n"
 "                         the GPU with --backend cuda), checked against MPFR on\n"
@@ -62,9 +72,13 @@ static const char run_help[] =
 "                         fails stops only its own worker\n"
 "  --progress P           one line per case on stderr: auto (when stderr is a\n"
 "                         terminal), always, never\n"
-"  --vs-native            also run the target's native GEMM (sgemm or dgemm) on the\n"
-"                         same A and B, untimed, and write max |C - C_native| over\n"
-"                         every entry (column max_abs_vs_native: EGEMM-TC's metric)\n"
+"  --vs-native            also run the target's native GEMM (dgemm, sgemm, zgemm or\n"
+"                         cgemm) on the same A and B, untimed, and write\n"
+"                         max |C - C_native| over every entry (column\n"
+"                         max_abs_vs_native: EGEMM-TC's metric); and add the native\n"
+"                         GEMM of each target to the run where no -s names it (its\n"
+"                         rows tagged added=vs-native), so that the summary's\n"
+"                         × native column is filled\n"
 "  --dry-run              print the expanded cases and their count; run nothing\n"
 "  --tag K=V              label recorded in the tags column and the meta.json\n"
 "                         (all tags together at most 1023 characters)\n"
@@ -91,6 +105,28 @@ static bool parse_shard(const char *text, struct mpb_plan *plan)
     return true;
 }
 
+/* --vs-native: the native GEMM of each target and field the schemes have
+ * (mpb_scheme_native), at its defaults, after them, where no -s named it;
+ * so the summary's × native has its baseline, and the cases of the named
+ * schemes keep their indices (--shard). */
+static bool add_natives(struct mpb_plan *plan)
+{
+    for (int s = 0, named = plan->n_schemes; s < named; s++) {
+        const struct mpb_scheme *nat = mpb_scheme_native(plan->schemes[s].scheme->target,
+                                                         plan->schemes[s].scheme->field);
+        bool present = false;
+        for (int t = 0; t < plan->n_schemes && !present; t++)
+            present = plan->schemes[t].scheme == nat;
+        int first;
+        if (present)
+            continue;
+        if (!mpb_cli_add_selections("run", "--vs-native", nat->name, true, &plan->schemes, &plan->n_schemes, &first))
+            return false;
+        plan->schemes[first].added = true;
+    }
+    return true;
+}
+
 static bool check_plan(struct mpb_plan *plan)
 {
     if (plan->n_schemes == 0) {
@@ -105,6 +141,8 @@ static bool check_plan(struct mpb_plan *plan)
         mpb_cli_error("run", "no shape: give --size VALUES, or all of --m, --n and --k");
         return false;
     }
+    if (plan->vs_native && !add_natives(plan))
+        return false;
     if (plan->seeds.n == 0) {
         plan->seeds.v = malloc(sizeof *plan->seeds.v);
         if (!plan->seeds.v)
@@ -145,6 +183,7 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
     static const char *const dims[] = {"--size", "--sizes", "--m", "--n", "--k", NULL}; /* --sizes: grade's spelling */
     memset(plan, 0, sizeof *plan);
     plan->warmup = plan->reps = -1;
+    plan->energy_min_ms = MPB_ENERGY_MIN_MS_DEFAULT;
     plan->csv_path = "-";
     plan->shard_count = 1;
     plan->ref_samples = 4096;
@@ -207,6 +246,10 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             if (!*val || !mpb_cli_int("run", "--warmup-ms", val, 0, 600000, &n))
                 return MPB_PARSE_ERROR;
             plan->warmup_ms = (int)n;
+        } else if ((val = mpb_cli_value("run", argc, argv, &i, "--energy-min-ms"))) {
+            if (!*val || !mpb_cli_int("run", "--energy-min-ms", val, 0, 600000, &n))
+                return MPB_PARSE_ERROR;
+            plan->energy_min_ms = (int)n;
         } else if ((val = mpb_cli_value("run", argc, argv, &i, "--backend"))) {
             if (!*val || !mpb_cli_choice("run", "--backend", val, mpb_backend_words, &choice))
                 return MPB_PARSE_ERROR;
@@ -264,6 +307,8 @@ enum mpb_parse_result mpb_cli_run_parse(int argc, char **argv, struct mpb_plan *
             plan->resume = true;
         } else if (!strcmp(arg, "--dry-run")) {
             plan->dry_run = true;
+        } else if (!strcmp(arg, "--no-energy-extend")) {
+            plan->energy_no_extend = true;
         } else if (!strcmp(arg, "--vs-native")) {
             plan->vs_native = true;
         } else {

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "cuda_check.h"
-#include "mpb_nvml.h"
 #include "scheme.h"
 
 /* Marks one instrumented call may make; a scheme that loops over k blocks
@@ -513,6 +512,34 @@ static enum mpb_status timed_loop(struct mpb_cuda_env *env, const struct mpb_sch
     return env_sync(env, __FILE__, __LINE__);
 }
 
+/* The timed calls and their untimed repeats, as the energy window calls
+ * them (mpb_energy.h). */
+struct energy_calls {
+    struct mpb_cuda_env *env;
+    const struct mpb_scheme_cuda *ops;
+    void *state;
+    const struct mpb_gemm *g;
+    int reps;
+    cudaEvent_t *ev;
+};
+
+static enum mpb_status energy_timed(void *ctx)
+{
+    struct energy_calls *x = (struct energy_calls *)ctx;
+    return timed_loop(x->env, x->ops, x->state, x->g, x->reps, x->ev);
+}
+
+static enum mpb_status energy_more(void *ctx, long n)
+{
+    struct energy_calls *x = (struct energy_calls *)ctx;
+    for (long i = 0; i < n; i++) {
+        enum mpb_status st = x->ops->run(x->env, x->state, x->g, NULL);
+        if (st != MPB_STATUS_OK)
+            return st;
+    }
+    return env_sync(x->env, __FILE__, __LINE__);
+}
+
 static enum mpb_status time_calls(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
                                   void *state, const struct mpb_gemm *g, int warmup,
                                   int warmup_ms, int reps, cudaEvent_t *ev,
@@ -527,11 +554,14 @@ static enum mpb_status time_calls(struct mpb_cuda_env *env, const struct mpb_sch
     enum mpb_status st = warm_up(env, ops, state, g, warmup, warmup_ms);
     if (st != MPB_STATUS_OK)
         return st;
-    /* The warm-up ended with a wait: the window holds the timed calls alone. */
-    struct mpb_energy_meter *meter = energy ? mpb_energy_start(env->info.uuid) : NULL;
-    st = timed_loop(env, ops, state, g, reps, ev);
-    if (energy && !mpb_energy_stop(meter, &energy->joules, &energy->seconds))
-        energy->joules = energy->seconds = NAN;
+    /* The warm-up ended with a wait: the window opens on the timed calls. */
+    if (energy) {
+        struct energy_calls x = {env, ops, state, g, reps, ev};
+        struct mpb_energy_calls calls = {energy_timed, energy_more, &x, reps};
+        st = mpb_energy_measure(env->info.uuid, &calls, energy);
+    } else {
+        st = timed_loop(env, ops, state, g, reps, ev);
+    }
     if (st != MPB_STATUS_OK)
         return st;
     for (int r = 0; r < reps; r++) {
@@ -552,7 +582,7 @@ extern "C" enum mpb_status mpb_cuda_time(struct mpb_cuda_env *env,
     for (int p = 0; p < MPB_PHASE_COUNT; p++)
         phase_ms[p] = NAN;
     if (energy)
-        energy->joules = energy->seconds = NAN;
+        mpb_energy_clear(energy);
     if (reps < 0 || warmup < 0 || warmup_ms < 0)
         return mpb_cuda_fail(env, "mpb_cuda_time: negative warmup or reps", __FILE__, __LINE__);
     cudaEvent_t *ev = (cudaEvent_t *)calloc((size_t)reps * 2 + 1, sizeof *ev);

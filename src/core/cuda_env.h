@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "gemm.h"
+#include "mpb_energy.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -88,17 +89,14 @@ enum mpb_phase { MPB_PHASE_SPLIT = 0, MPB_PHASE_GEMM, MPB_PHASE_ACCUM, MPB_PHASE
 struct mpb_phase_clock;
 void mpb_phase_mark(struct mpb_phase_clock *clock, enum mpb_phase phase);
 
-/* The board energy of the `reps` timed calls and the wall time it was
- * measured over (mpb_nvml.h); NaN where NVML could not measure it. */
-struct mpb_energy {
-    double joules, seconds;
-};
-
 /* Times of `reps` calls of scheme->run after `warmup` untimed ones, and
  * after more untimed ones until `warmup_ms` ms have passed since the first
  * (0: none), events around each timed call; then one instrumented call for
  * the phases (ms, NaN for a phase the scheme never marked). `times_ms` has
- * `reps` entries. With `energy`, the energy of the timed calls. */
+ * `reps` entries. With `energy`, the energy of the timed calls over a window
+ * of at least energy->min_ms (mpb_energy.h): untimed repeats after the
+ * timed calls extend a shorter one, so the times are those of `reps` calls
+ * either way. */
 struct mpb_scheme_cuda;
 enum mpb_status mpb_cuda_time(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
                               void *state, const struct mpb_gemm *g, int warmup, int warmup_ms,

@@ -219,6 +219,11 @@ struct mpb_energy_meter *mpb_energy_start(const char *uuid)
     return m;
 }
 
+double mpb_energy_elapsed(const struct mpb_energy_meter *m)
+{
+    return seconds_since(&m->t0);
+}
+
 bool mpb_energy_stop(struct mpb_energy_meter *m, double *joules, double *seconds)
 {
     if (!m)

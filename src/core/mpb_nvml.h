@@ -53,6 +53,8 @@ bool mpb_nvml_gpu_find(const char *uuid, struct mpb_nvml_gpu *g);
 #define MPB_NVML_SAMPLE_MS 5
 struct mpb_energy_meter;
 struct mpb_energy_meter *mpb_energy_start(const char *uuid);
+/* Seconds (wall, CLOCK_MONOTONIC) since start. */
+double mpb_energy_elapsed(const struct mpb_energy_meter *m);
 /* Joules and seconds (wall, CLOCK_MONOTONIC) since start; false when a
  * reading failed or nothing was measured (a counter that did not move).
  * Frees the meter either way; NULL is accepted. */

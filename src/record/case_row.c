@@ -84,12 +84,18 @@ void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const 
         mpb_row_setf(row, MPB_COL_out_hash, "%016" PRIx64, res->out_hash);
     }
     mpb_row_set(row, MPB_COL_status, mpb_status_name(res->status));
-    mpb_row_set(row, MPB_COL_note, res->note[0] ? res->note : NULL);
+    if (res->note[0] || res->energy_note[0])
+        mpb_row_setf(row, MPB_COL_note, "%s%s%s", res->note, res->note[0] && res->energy_note[0] ? "; " : "",
+                     res->energy_note);
     if (ctx->dev)
         set_device(row, ctx->dev);
     mpb_row_set(row, MPB_COL_mpbench_version, MPB_VERSION);
     mpb_row_set(row, MPB_COL_git_sha, mpb_git_sha);
     mpb_row_set(row, MPB_COL_settings, res->info.settings[0] ? res->info.settings : NULL);
     mpb_row_set(row, MPB_COL_case, c->text);
-    mpb_row_set(row, MPB_COL_tags, ctx->tags && *ctx->tags ? ctx->tags : NULL);
+    bool tagged = ctx->tags && *ctx->tags;
+    if (c->added)
+        mpb_row_setf(row, MPB_COL_tags, "%s%s" MPB_TAG_ADDED, tagged ? ctx->tags : "", tagged ? ";" : "");
+    else
+        mpb_row_set(row, MPB_COL_tags, tagged ? ctx->tags : NULL);
 }

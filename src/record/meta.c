@@ -177,9 +177,11 @@ static void write_run(FILE *f, const struct mpb_run_meta *m)
             fputs(", ", f);
         mpb_json_string(f, m->argv[i]);
     }
-    fprintf(f, "],\n  \"backend\": \"%s\", \"warmup\": %d, \"warmup_ms\": %d, \"reps\": %d, \"ref\": \"%s\", "
+    fprintf(f, "],\n  \"backend\": \"%s\", \"warmup\": %d, \"warmup_ms\": %d, \"reps\": %d, "
+               "\"energy_min_ms\": %d, \"energy_extend\": %s, \"ref\": \"%s\", "
                "\"ref_samples\": %lld, \"ref_full_below_products\": %lld, \"shard\": \"%d/%d\", \"tags\": {",
-            mpb_impl_name(m->impl), m->warmup, m->plan->warmup_ms, m->reps, mpb_ref_name(m->plan->ref),
+            mpb_impl_name(m->impl), m->warmup, m->plan->warmup_ms, m->reps, m->plan->energy_min_ms,
+            m->plan->energy_no_extend ? "false" : "true", mpb_ref_name(m->plan->ref),
             (long long)m->plan->ref_samples, (long long)MPB_REF_FULL_LIMIT, m->plan->shard_index,
             m->plan->shard_count);
     for (int i = 0; i < m->plan->n_tags; i++) {

@@ -271,7 +271,7 @@ void mpb_summary_print(const struct mpb_summary *s, FILE *f)
     }
     const char *legend[] = {any_fallback ? "*: fell back to native GEMM (fallback=1)" : NULL,
                             any_wrong ? "!: err_fro >= 1, no correct digit" : NULL,
-                            shown[COL_NATIVE] ? "× native: dgemm|sgemm ms / this ms" : NULL};
+                            shown[COL_NATIVE] ? "× native: the target's native GEMM's ms / this ms" : NULL};
     const char *sep = "";
     for (int i = 0; i < 3; i++)
         if (legend[i]) {

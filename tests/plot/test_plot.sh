@@ -1,7 +1,8 @@
 #!/bin/sh
 # scripts/plot.py on tests/plot/fixture.csv: every figure is written as a real PNG
 # and a PDF without Type 3 fonts; missing phase columns skip figure 6 only; a
-# non-mpbench CSV exits 3; no arguments exit 2. Exits 77 without matplotlib.
+# non-mpbench CSV exits 3; no arguments exit 2; the complex rows of complex.csv get
+# figures of their own, their speedup over zgemm/cgemm. Exits 77 without matplotlib.
 # Usage: test_plot.sh PLOT_PY
 set -u
 py=/usr/bin/python3
@@ -107,6 +108,52 @@ b = plot.make_styles(rows(('cublas_fp64emu', 'mantissa=fixed'), ('ozaki2_int8', 
 key = ('ozaki2_int8', 'moduli=14')
 sys.exit(0 if a[key] == b[key] and a[('dgemm', '')] == plot.NATIVE_STYLE else 1)
 PY
+
+# Complex rows (complex.csv: host rows of dgemm, ozaki2_int8, zgemm, zgemm3m and sgemm,
+# cgemm, cgemm3m on phi and smallim) are drawn apart from the real rows of their precision.
+complex="$(dirname "$0")/complex.csv"
+"$py" "$plot" "$complex" --out "$tmp/cx" --formats png --figures error,rho >"$tmp/list" 2>"$tmp/err" ||
+    fail "complex fixture: exit status $?"
+[ -s "$tmp/err" ] && { fail "complex fixture wrote to stderr"; cat "$tmp/err"; }
+for stem in err_max_rel_vs_phi_fp64_n32 err_max_rel_vs_phi_fp64-complex_n32 err_max_rel_vs_phi_fp32_n16 \
+            err_max_rel_vs_phi_fp32-complex_n16 rho_a_vs_k_fp64_phi-2 rho_a_vs_k_fp64-complex_smallim_span-24; do
+  grep -qx "$tmp/cx/$stem.png" "$tmp/list" || fail "complex fixture: $stem.png not written"
+done
+# Every figure's series are of one field, and the speedup of a complex scheme is over
+# zgemm/cgemm on its case (the fixture's rows relabelled impl=cuda for figures 1 and 2).
+"$py" - "$plot" "$complex" "$tmp/cxcuda.csv" <<'PY' || fail "complex rows are mixed with real ones"
+import csv, importlib.util, statistics, sys
+spec = importlib.util.spec_from_file_location('plot', sys.argv[1])
+plot = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(plot)
+_, rows = plot.mpb_rows.read_run_csv(sys.argv[2])
+ok = [r for r in rows if r['status'] == 'ok']
+native = plot.native_times(ok)
+bad = []
+for r in ok:
+    want = {'zgemm3m': 'zgemm', 'cgemm3m': 'cgemm', 'zgemm': 'zgemm', 'ozaki2_int8': 'dgemm'}.get(r['scheme'])
+    if want:
+        same = [float(n['time_ms_median']) for n in ok if n['scheme'] == want and plot.case_key(n) == plot.case_key(r)]
+        if native.get(plot.case_key(r)) != statistics.median(same):
+            bad.append(f"{r['scheme']} {r['case']}: native {native.get(plot.case_key(r))}, want {want}'s {same}")
+for key, rs in plot.group(ok, lambda r: (plot.mpb_rows.target_of(r), r['gen'])).items():
+    if len({r['field'] for r in rs}) != 1:
+        bad.append(f'{key}: real and complex rows in one group')
+with open(sys.argv[3], 'w', newline='') as f:
+    w = csv.DictWriter(f, [c for c in rows[0] if not c.startswith('_')], extrasaction='ignore')
+    w.writeheader()
+    for r in rows:
+        t = float(r['time_ms_median'] or 'nan')
+        w.writerow(dict(r, impl='cuda', tflops=2 * int(r['m']) ** 3 / (t * 1e-3) / 1e12 if t == t else ''))
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
+"$py" "$plot" "$tmp/cxcuda.csv" --out "$tmp/cxc" --formats png --figures tflops,speedup >"$tmp/list" 2>"$tmp/err" ||
+    fail "complex fixture as cuda rows: exit status $?"
+for stem in tflops_vs_size_fp64_phi-0.5 tflops_vs_size_fp64-complex_phi-0.5 speedup_vs_size_fp64_phi-2 \
+            speedup_vs_size_fp64-complex_phi-2 speedup_vs_size_fp32-complex_smallim_span-24; do
+  grep -qx "$tmp/cxc/$stem.png" "$tmp/list" || fail "complex fixture as cuda rows: $stem.png not written"
+done
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)"; exit 1; }
 echo "ok: $n files checked"

@@ -2,7 +2,8 @@
 # scripts/report on tests/plot/report/ (the phi rows at n = 8192 of seven schemes
 # from the committed H200 and H100 gate baselines, with their .meta.json): one
 # self-contained HTML page with the Pareto, grades and environment sections and
-# both GPUs, and its Markdown; the Pareto front of constructed points; a
+# both GPUs, and its Markdown; complex rows (../complex.csv) apart from real
+# ones, their speed over zgemm/cgemm; the Pareto front of constructed points; a
 # malformed CSV or meta.json fails with FILE:LINE (exit 3) and leaves the output
 # as it was; bad arguments exit 2. scripts/plot.py puts two GPUs' figures in two
 # folders and names both. Both scripts are executable and, without matplotlib,
@@ -48,6 +49,23 @@ grep -q '^### Environment' "$tmp/r.md" || fail "Markdown lacks the environment t
 grep -qF "| fp64 | phi=0.5, n = 8192 | $h100 | ozaki2_int8 moduli=15 mode=fast nblock=0 mblock=0 gemm=calls | 4.60e-16 | 1.21× |  |" \
   "$tmp/r.md" || fail "the H100's ozaki2_int8 front row is missing"
 
+# Complex rows (../complex.csv, host rows) are a target of their own: "fp64 complex" and
+# "fp32 complex" panels and table rows, their speed over zgemm/cgemm, never over dgemm/sgemm.
+"$report" "$(dirname "$0")/complex.csv" --html "$tmp/c.html" --markdown "$tmp/c.md" >/dev/null 2>"$tmp/err" ||
+    fail "complex report exit status $?"
+[ -s "$tmp/err" ] && { fail "complex report wrote to stderr"; cat "$tmp/err"; }
+for t in fp64 'fp64 complex' fp32 'fp32 complex'; do
+  grep -qF "<h3>$t</h3>" "$tmp/c.html" || fail "complex report: no '$t' figure"
+done
+[ "$(grep -o 'src="data:image/png' "$tmp/c.html" | wc -l)" = 4 ] || fail "complex report: want 4 figures"
+grep -qF '| fp64 complex | phi=0.5, n = 32 | host models | zgemm | 2.76e-16 | 1.00× |  |' "$tmp/c.md" ||
+    fail "complex report: zgemm is not the native of the complex fp64 front"
+grep -qF '| fp64 complex | phi=0.5, n = 32 | host models | zgemm3m | 2.99e-16 | 1.31× |  |' "$tmp/c.md" ||
+    fail "complex report: zgemm3m's speed is not over zgemm"
+grep -qF '| fp64 | `dgemm` | A (4/6 graded; 2 not_supported) |' "$tmp/c.md" &&
+    grep -qF '| fp64 complex | `zgemm3m` | A (6/6 graded) |' "$tmp/c.md" || fail "complex report: grades not by field"
+grep -q '^| fp64 | [^|]* | [^|]* | z' "$tmp/c.md" && fail "complex report: a complex scheme on the real fp64 front"
+
 # The front: the configurations no other beats on both error and speed.
 "$py" - "$report" <<'PY' || fail "pareto() is wrong on constructed points"
 import importlib.machinery, importlib.util, sys
@@ -83,6 +101,8 @@ rows[2][rows[0].index('tflops')] = 'fast'
 csv.writer(open(sys.argv[2], 'w', newline=''), lineterminator='\n').writerows(rows)
 PY
 expect_3 nan.csv "$tmp/nan.csv:3: column tflops: 'fast' is not a number"
+sed '5s/,real,/,quaternion,/' "$(dirname "$0")/complex.csv" >"$tmp/field.csv"
+expect_3 field.csv "$tmp/field.csv:5: column field: 'quaternion' is not one of real, complex"
 printf 'a,b\n1,2\n' >"$tmp/other.csv"
 expect_3 other.csv "$tmp/other.csv:1: not an mpbench run CSV"
 expect_3 absent.csv "$tmp/absent.csv: cannot read"
