@@ -12,6 +12,7 @@
 
 #include "check.h"
 #include "case/result.h"
+#include "gemm.h"
 #include "mpb_energy.h"
 #include "mpb_nvml.h"
 
@@ -31,11 +32,15 @@ static void arithmetic(void)
     CHECK(res.power_w == 250, "power_w %g, expected 125 J / 0.5 s = 250 W", res.power_w);
     CHECK(res.joules_per_call == 12.5, "joules_per_call %g, expected 125 J / 10 calls", res.joules_per_call);
     CHECK(res.energy_note[0] == '\0', "a measured window has the note '%s'", res.energy_note);
-    double gfw = mpb_result_gflops_per_w(&res, 1000, 1000, 1000);
+    double gfw = mpb_result_gflops_per_w(&res, mpb_gemm_flops(1000, 1000, 1000, MPB_FIELD_REAL));
     CHECK(fabs(gfw - 0.16) <= 1e-15, "gflops_per_w %.17g, expected 2 GFLOP / 12.5 J = 0.16", gfw);
+    /* A complex multiply-add is 8 real flops: complex rates read 4x low with 2mnk. */
+    gfw = mpb_result_gflops_per_w(&res, mpb_gemm_flops(1000, 1000, 1000, MPB_FIELD_COMPLEX));
+    CHECK(fabs(gfw - 0.64) <= 1e-15, "complex gflops_per_w %.17g, expected 8 GFLOP / 12.5 J = 0.64", gfw);
     e = (struct mpb_energy){.joules = NAN, .seconds = NAN, .calls = 10, .why = "energy: too short"};
     mpb_result_set_energy(&res, &e);
-    CHECK(isnan(res.power_w) && isnan(res.joules_per_call) && isnan(mpb_result_gflops_per_w(&res, 8, 8, 8)),
+    CHECK(isnan(res.power_w) && isnan(res.joules_per_call) &&
+              isnan(mpb_result_gflops_per_w(&res, mpb_gemm_flops(8, 8, 8, MPB_FIELD_REAL))),
           "no measurement: power_w %g, joules_per_call %g (expected empty cells)", res.power_w, res.joules_per_call);
     CHECK(!strcmp(res.energy_note, "energy: too short"), "the reason is not the note: '%s'", res.energy_note);
     e = (struct mpb_energy){.joules = 5, .seconds = 1, .calls = 0};

@@ -676,7 +676,7 @@ void mpb_run_multi(const struct mpb_runner *r, const struct mpb_case *c, struct 
     }
     if (res->status == MPB_STATUS_OK) {
         if (!host)
-            res->tflops = 2.0 * (double)c->m * (double)c->n * (double)c->k / (res->time_ms.median * 1e-3) / 1e12;
+            res->tflops = mpb_gemm_flops(c->m, c->n, c->k, c->scheme->field) / (res->time_ms.median * 1e-3) / 1e12;
         mpb_result_summarise(res, mr.sh.c, c->m * c->n, MPB_TARGET_FP64, MPB_FIELD_REAL);
         if (r->keep_data)
             keep_data(c, &mr.sh, res);

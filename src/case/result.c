@@ -43,9 +43,9 @@ void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e)
     snprintf(res->energy_note, sizeof res->energy_note, "%s", e->why);
 }
 
-double mpb_result_gflops_per_w(const struct mpb_result *res, int64_t m, int64_t n, int64_t k)
+double mpb_result_gflops_per_w(const struct mpb_result *res, double flops)
 {
-    return 2.0 * (double)m * (double)n * (double)k * 1e-9 / res->joules_per_call;
+    return flops * 1e-9 / res->joules_per_call;
 }
 
 size_t mpb_host_memory_available(void)

@@ -50,9 +50,9 @@ void mpb_result_free(struct mpb_result *res);
  * the reason there is none into energy_note. */
 void mpb_result_set_energy(struct mpb_result *res, const struct mpb_energy *e);
 
-/* GFLOP/s per watt, that is GFLOP per joule: 2·m·n·k flops of one call over
- * its joules; NaN without a measurement. */
-double mpb_result_gflops_per_w(const struct mpb_result *res, int64_t m, int64_t n, int64_t k);
+/* GFLOP/s per watt, that is GFLOP per joule: the flops of one call
+ * (mpb_gemm_flops) over its joules; NaN without a measurement. */
+double mpb_result_gflops_per_w(const struct mpb_result *res, double flops);
 
 /* The output's summary (out_hash, nonfinite: entries with a NaN or ±Inf
  * part) from C's `count` entries on the host. */

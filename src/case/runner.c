@@ -365,7 +365,7 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
         goto done;
     }
     res->time_ms = mpb_timing_stats(times, r->reps);
-    res->tflops = 2.0 * (double)c->m * (double)c->n * (double)c->k / (res->time_ms.median * 1e-3) / 1e12;
+    res->tflops = mpb_gemm_flops(c->m, c->n, c->k, c->scheme->field) / (res->time_ms.median * 1e-3) / 1e12;
     if (r->energy)
         mpb_result_set_energy(res, &energy);
     void *hc = NULL;

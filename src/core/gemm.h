@@ -40,6 +40,16 @@ static inline size_t mpb_elem_size(enum mpb_target t, enum mpb_field f)
 /* "real", "complex": the CSV's field column. */
 const char *mpb_field_name(enum mpb_field f);
 
+/* Real floating-point operations of C = A·B, the numerator of TFLOP/s and
+ * GFLOP/s per watt: 2mnk, and 8mnk for complex (a complex multiply-add is
+ * 4 real multiplies and 4 real adds, LAPACK Working Note 41's count, the one
+ * cuBLAS's and the emulation papers' complex figures use), so that a complex
+ * rate compares with the real one of the same precision. */
+static inline double mpb_gemm_flops(int64_t m, int64_t n, int64_t k, enum mpb_field f)
+{
+    return (f == MPB_FIELD_COMPLEX ? 8.0 : 2.0) * (double)m * (double)n * (double)k;
+}
+
 struct mpb_gemm {
     int64_t m, n, k;
     enum mpb_target target;

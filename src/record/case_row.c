@@ -45,7 +45,7 @@ void mpb_case_row(struct mpb_row *row, const struct mpb_row_context *ctx, const 
     mpb_row_set_double(row, MPB_COL_max_abs_vs_native, res->max_abs_vs_native);
     mpb_row_set_double(row, MPB_COL_power_w, res->power_w);
     mpb_row_set_double(row, MPB_COL_joules_per_call, res->joules_per_call);
-    mpb_row_set_double(row, MPB_COL_gflops_per_w, mpb_result_gflops_per_w(res, c->m, c->n, c->k));
+    mpb_row_set_double(row, MPB_COL_gflops_per_w, mpb_result_gflops_per_w(res, mpb_gemm_flops(c->m, c->n, c->k, c->scheme->field)));
     mpb_row_set(row, MPB_COL_run_id, ctx->run_id);
     mpb_row_set(row, MPB_COL_case_id, c->id);
     mpb_row_set(row, MPB_COL_scheme, c->scheme->name);
