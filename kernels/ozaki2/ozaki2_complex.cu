@@ -17,8 +17,11 @@
  *          unscaling, C written once.
  * Layout ("TN", as ozaki2.cu): residue plane t·P + q of A is m rows of kp
  * int8 (k padded with zeros to a multiple of 32), of B n columns of kp;
- * product g of modulus t is INT32 plane t·G + g, m×n column-major. k is at
- * most MPB_OZ2_MAX_K (mpb_oz2c_check): one exact INT32 sum per product. */
+ * product g of modulus t is INT32 plane t·G + g, m×n column-major.
+ * k above MPB_OZ2_MAX_K is split as ozaki2.cu splits it: the products of
+ * chunk 0 write the N·G planes, those of every later chunk N·G more, which
+ * one kernel folds into the first modulo 2·m_t (mpb_crt_fold: the bits of
+ * one exact sum); accurate mode's U sums its chunks in 64 bits. */
 #include "ozaki2/ozaki2_complex.h"
 
 #include <stdio.h>
@@ -33,9 +36,12 @@ struct oz2c_state {
     int planes, products;           /* P residue planes per operand and modulus, G products per modulus */
     bool accurate, batched;
     int64_t kp, mblock, nblock;
+    int64_t chunks, chunk_len;      /* the split of kp: chunk c at c·chunk_len (mpb_oz2_chunk_most) */
     struct mpb_oz2_crt tab;
     int8_t *ra, *rb;                /* N·P residue planes (plane 0: accurate mode's digits first) */
-    int32_t *c32;                   /* N·G INT32 products (plane 0: accurate mode's U first) */
+    int32_t *c32;                   /* N·G INT32 products (plane 0: accurate mode's U first; with
+                                       chunks > 1 planes 0–1 its 64-bit sums), then with chunks > 1
+                                       N·G more for the later chunks' products */
     unsigned long long *stats;      /* one block: the six per-row/column statistics below */
     unsigned long long *amax, *bmax; /* |max| over both parts, as abs bits */
     unsigned long long *asq, *bsq;  /* fast: integer sums of squares over both parts */
@@ -290,9 +296,11 @@ static __global__ void __launch_bounds__(256) oz2c_split_b(const T *b, int64_t k
     }
 }
 
-/* Row and column maxima of U = Ā·B̄ (accurate mode; U ≥ 0): threads along
- * i, each over 32 columns; columns reduced per warp. */
-static __global__ void oz2c_u_max(const int32_t *u, int64_t m, int64_t n, unsigned long long *urow,
+/* Row and column maxima of U = Ā·B̄ (accurate mode; U ≥ 0, INT32 from one
+ * GEMM or 64-bit chunk sums): threads along i, each over 32 columns;
+ * columns reduced per warp. */
+template <typename U>
+static __global__ void oz2c_u_max(const U *u, int64_t m, int64_t n, unsigned long long *urow,
                                   unsigned long long *ucol)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -308,6 +316,31 @@ static __global__ void oz2c_u_max(const int32_t *u, int64_t m, int64_t n, unsign
         if (i < m && rmax)
             atomicMax(&urow[i], rmax);
     }
+}
+
+/* Grid of the element-wise passes below (grid-stride). */
+static unsigned plane_grid(int64_t count)
+{
+    unsigned b = blocks_for(count, threads);
+    return b < 1 ? 1 : b > 132 * 16 ? 132 * 16 : b;
+}
+
+/* Accurate mode, k split: u += the chunk's INT32 U (first: u = it). */
+static __global__ void oz2c_u_add(unsigned long long *u, const int32_t *chunk, int64_t count, bool first)
+{
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
+         p += (int64_t)gridDim.x * blockDim.x)
+        u[p] = (first ? 0ull : u[p]) + (unsigned long long)(uint32_t)chunk[p];
+}
+
+/* k split: the `planes` product planes of a later chunk folded into those
+ * of the sums so far, modulo 2·m_t of their modulus t = plane / G. */
+static __global__ void oz2c_fold(int32_t *acc, const int32_t *x, int64_t mn, int planes, int products)
+{
+    int64_t count = mn * planes;
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
+         p += (int64_t)gridDim.x * blockDim.x)
+        acc[p] = mpb_crt_fold(acc[p], __ldcs(x + p), (int)(p / mn) / products);
 }
 
 /* Step 1: mu for the m rows of A, then nu for the n columns of B. */
@@ -368,30 +401,33 @@ static __global__ void __launch_bounds__(256) oz2c_accum(const int32_t *c32, int
 }
 
 /* `batch` INT8 GEMMs C_b = A_b^T·B_b (A_b kp×m at a + b·sa, B_b kp×n at
- * b + b·sb, C_b m×n at c + b·sc) in tiles of mblock × nblock outputs: one
- * strided-batched call per tile (batched), or one cublasGemmEx per product
- * and tile. kp > 0. */
+ * b + b·sb, C_b m×n at c + b·sc) over chunk `chunk` of k (terms
+ * chunk·chunk_len … to the chunk's end) in tiles of mblock × nblock
+ * outputs: one strided-batched call per tile (batched), or one
+ * cublasGemmEx per product and tile. kp > 0. */
 static enum mpb_status gemm_int8(struct mpb_cuda_env *env, const struct oz2c_state *s, int64_t m, int64_t n,
                                  const int8_t *a, const int8_t *b, int32_t *c, long long sa, long long sb,
-                                 long long sc, int batch)
+                                 long long sc, int batch, int64_t chunk)
 {
     const int32_t one = 1, zero = 0;
     int kp = (int)s->kp;
+    int64_t l0 = chunk * s->chunk_len;
+    int kc = (int)(s->kp - l0 < s->chunk_len ? s->kp - l0 : s->chunk_len);
     for (int64_t j0 = 0; j0 < n; j0 += s->nblock) {
         int nb = (int)(n - j0 < s->nblock ? n - j0 : s->nblock);
         for (int64_t i0 = 0; i0 < m; i0 += s->mblock) {
             int mb = (int)(m - i0 < s->mblock ? m - i0 : s->mblock);
-            const int8_t *at = a + i0 * s->kp, *bt = b + j0 * s->kp;
+            const int8_t *at = a + i0 * s->kp + l0, *bt = b + j0 * s->kp + l0;
             int32_t *ct = c + i0 + j0 * m;
             if (s->batched) {
-                MPB_CUBLAS_TRY(env, cublasGemmStridedBatchedEx(mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, mb, nb, kp,
+                MPB_CUBLAS_TRY(env, cublasGemmStridedBatchedEx(mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, mb, nb, kc,
                                                                &one, at, CUDA_R_8I, kp, sa, bt, CUDA_R_8I, kp, sb,
                                                                &zero, ct, CUDA_R_32I, (int)m, sc, batch,
                                                                CUBLAS_COMPUTE_32I, CUBLAS_GEMM_DEFAULT));
                 continue;
             }
             for (int t = 0; t < batch; t++)
-                MPB_CUBLAS_TRY(env, cublasGemmEx(mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, mb, nb, kp, &one,
+                MPB_CUBLAS_TRY(env, cublasGemmEx(mpb_cublas(env), CUBLAS_OP_T, CUBLAS_OP_N, mb, nb, kc, &one,
                                                  at + t * sa, CUDA_R_8I, kp, bt + t * sb, CUDA_R_8I, kp, &zero,
                                                  ct + t * sc, CUDA_R_32I, (int)m, CUBLAS_COMPUTE_32I,
                                                  CUBLAS_GEMM_DEFAULT));
@@ -420,12 +456,23 @@ static enum mpb_status oz2c_split(struct mpb_cuda_env *env, struct oz2c_state *s
             MPB_LAUNCH_CHECK(env);
             oz2c_split_b<T, true><<<b_grid, tile_block, 0, st>>>(b, k, n, kp, s->bmax, s->nu, 1, false, s->rb);
             MPB_LAUNCH_CHECK(env);
-            enum mpb_status gs = gemm_int8(env, s, m, n, s->ra, s->rb, s->c32, (long long)(m * kp),
-                                           (long long)(n * kp), (long long)(m * n), 1);
-            if (gs != MPB_STATUS_OK)
-                return gs;
+            int32_t *later = s->c32 + (size_t)(s->n_moduli * s->products) * (size_t)(m * n);
+            unsigned long long *u64 = (unsigned long long *)s->c32;
+            for (int64_t c = 0; c < s->chunks; c++) {
+                enum mpb_status gs = gemm_int8(env, s, m, n, s->ra, s->rb, s->chunks > 1 ? later : s->c32,
+                                               (long long)(m * kp), (long long)(n * kp), (long long)(m * n), 1, c);
+                if (gs != MPB_STATUS_OK)
+                    return gs;
+                if (s->chunks > 1) {
+                    oz2c_u_add<<<plane_grid(m * n), threads, 0, st>>>(u64, later, m * n, c == 0);
+                    MPB_LAUNCH_CHECK(env);
+                }
+            }
             dim3 u_grid(blocks_for(m, threads), grid_y(blocks_for(n, 32)));
-            oz2c_u_max<<<u_grid, threads, 0, st>>>(s->c32, m, n, s->urow, s->ucol);
+            if (s->chunks > 1)
+                oz2c_u_max<unsigned long long><<<u_grid, threads, 0, st>>>(u64, m, n, s->urow, s->ucol);
+            else
+                oz2c_u_max<int32_t><<<u_grid, threads, 0, st>>>(s->c32, m, n, s->urow, s->ucol);
             MPB_LAUNCH_CHECK(env);
         }
     } else {
@@ -446,7 +493,8 @@ static enum mpb_status oz2c_split(struct mpb_cuda_env *env, struct oz2c_state *s
 }
 
 /* Step 3: product g of every modulus, one batch over the N moduli (plane
- * strides P·m·kp, P·n·kp, G·m·n); k = 0: every sum is 0. */
+ * strides P·m·kp, P·n·kp, G·m·n), per chunk of k, later chunks folded into
+ * the first; k = 0: every sum is 0. */
 static enum mpb_status oz2c_products(struct mpb_cuda_env *env, const struct oz2c_state *s, int64_t m, int64_t n)
 {
     size_t mn = (size_t)(m * n);
@@ -456,12 +504,23 @@ static enum mpb_status oz2c_products(struct mpb_cuda_env *env, const struct oz2c
         return MPB_STATUS_OK;
     }
     long long pa = (long long)(m * s->kp), pb = (long long)(n * s->kp);
-    for (int g = 0; g < s->products; g++) {
-        enum mpb_status st = gemm_int8(env, s, m, n, s->ra + mpb_oz2c_plane_a(s->form, g) * pa,
-                                       s->rb + mpb_oz2c_plane_b(s->form, g) * pb, s->c32 + (size_t)g * mn,
-                                       s->planes * pa, s->planes * pb, (long long)(s->products * mn), s->n_moduli);
-        if (st != MPB_STATUS_OK)
-            return st;
+    int planes = s->n_moduli * s->products;
+    int32_t *later = s->c32 + (size_t)planes * mn;
+    for (int64_t c = 0; c < s->chunks; c++) {
+        int32_t *out = c == 0 ? s->c32 : later;
+        for (int g = 0; g < s->products; g++) {
+            enum mpb_status st = gemm_int8(env, s, m, n, s->ra + mpb_oz2c_plane_a(s->form, g) * pa,
+                                           s->rb + mpb_oz2c_plane_b(s->form, g) * pb, out + (size_t)g * mn,
+                                           s->planes * pa, s->planes * pb, (long long)(s->products * mn),
+                                           s->n_moduli, c);
+            if (st != MPB_STATUS_OK)
+                return st;
+        }
+        if (c > 0) {
+            oz2c_fold<<<plane_grid((int64_t)mn * planes), threads, 0, mpb_stream(env)>>>(s->c32, later, (int64_t)mn,
+                                                                                       planes, s->products);
+            MPB_LAUNCH_CHECK(env);
+        }
     }
     return MPB_STATUS_OK;
 }
@@ -511,6 +570,8 @@ static enum mpb_status alloc_all(struct mpb_cuda_env *env, struct oz2c_state *s,
 {
     size_t m = (size_t)g->m, n = (size_t)g->n, kp = (size_t)s->kp;
     size_t planes = (size_t)(s->n_moduli * s->planes), products = (size_t)(s->n_moduli * s->products);
+    if (s->chunks > 1)
+        products *= 2;
     struct {
         void **p;
         size_t bytes;
@@ -562,6 +623,9 @@ static enum mpb_status oz2c_setup(struct mpb_cuda_env *env, const struct mpb_gem
     s->accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
     s->batched = params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_BATCHED;
     s->kp = mpb_oz2_padded_k(g->k);
+    int64_t most = mpb_oz2_chunk_most(g->k);
+    s->chunks = mpb_crt_chunks(s->kp, most);
+    s->chunk_len = mpb_crt_chunk_len(s->kp, most, 32);
     s->mblock = mpb_oz2_block_rows(params, g->m);
     s->nblock = mpb_oz2_block_cols(params, g->n);
     if (s->mblock < 1)
@@ -589,11 +653,15 @@ static enum mpb_status oz2c_report(struct mpb_cuda_env *env, void *state, struct
     (void)env;
     info->slices = s->n_moduli;
     info->fallback = 0;
-    snprintf(info->settings, sizeof info->settings,
-             "moduli=%d mode=%s form=%s budget_bits=%d int8_gemms=%d gemm=%s mblock=%lld nblock=%lld", s->n_moduli,
-             s->accurate ? "accurate" : "fast", s->form == MPB_OZ2C_KARATSUBA ? "karatsuba" : "conventional",
-             s->tab.budget, s->n_moduli * s->products + (s->accurate ? 1 : 0), s->batched ? "batched" : "calls",
-             (long long)s->mblock, (long long)s->nblock);
+    int used = snprintf(info->settings, sizeof info->settings,
+                        "moduli=%d mode=%s form=%s budget_bits=%d int8_gemms=%d gemm=%s mblock=%lld nblock=%lld",
+                        s->n_moduli, s->accurate ? "accurate" : "fast",
+                        s->form == MPB_OZ2C_KARATSUBA ? "karatsuba" : "conventional", s->tab.budget,
+                        s->n_moduli * s->products + (s->accurate ? 1 : 0), s->batched ? "batched" : "calls",
+                        (long long)s->mblock, (long long)s->nblock);
+    if (s->chunks > 1 && used > 0 && (size_t)used < sizeof info->settings)
+        snprintf(info->settings + used, sizeof info->settings - (size_t)used, " kchunks=%lld kchunk=%lld",
+                 (long long)s->chunks, (long long)s->chunk_len);
     return MPB_STATUS_OK;
 }
 

@@ -20,8 +20,8 @@ extern "C" {
 
 extern const struct mpb_param_spec mpb_ozaki2_int8_z_params[], mpb_ozaki2_int8_c_params[];
 
-/* k up to MPB_OZ2_MAX_K (one INT32 sum per product: no k split yet) on
- * both backends; on a device, cuBLAS's int dimensions. */
+/* On a device: cuBLAS's int dimensions (any k: above MPB_OZ2_MAX_K it is
+ * split into chunks as the real scheme splits it). */
 bool mpb_oz2c_check(const double *params, const struct mpb_gemm *g, const struct mpb_device_info *dev,
                     char *why, size_t why_len);
 
@@ -36,6 +36,13 @@ size_t mpb_ozaki2_complex_workspace(const double *params, const struct mpb_gemm 
 
 enum mpb_status mpb_ozaki2_complex_host(const struct mpb_gemm *g, const double *params,
                                         struct mpb_scheme_info *info);
+
+/* The host model with every product split along k into chunks of at most
+ * `chunk` terms (one INT32 sum each, folded modulo 2·m_t as on the GPU),
+ * at any k; mpb_ozaki2_complex_host splits only above MPB_OZ2_MAX_K, into
+ * MPB_CRT_CHUNK_K. The output does not depend on the split. */
+enum mpb_status mpb_ozaki2_complex_host_chunked(const struct mpb_gemm *g, const double *params,
+                                                struct mpb_scheme_info *info, int64_t chunk);
 
 extern const struct mpb_scheme_cuda mpb_ozaki2_complex_cuda;
 

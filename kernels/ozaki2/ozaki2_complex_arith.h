@@ -63,7 +63,8 @@ MPB_HD int mpb_oz2c_plane_b(int form, int g)
  * symmetric residues x, y: |x + y| ≤ 2·128, one correction by m_t brings
  * it back to [−128, 127] (256) or [−(m−1)/2, (m−1)/2] (odd m). So T3's
  * INT32 sum obeys the real scheme's bound, k·128² < 2^31 for k ≤
- * MPB_OZ2_MAX_K, like T1's and T2's. */
+ * MPB_OZ2_MAX_K, like T1's and T2's (longer k is split into chunks whose
+ * sums are folded modulo 2·m_t, as the real scheme's). */
 MPB_HD int8_t mpb_oz2c_sum_residue(int8_t x, int8_t y, int t)
 {
     int m = mpb_crt_modulus(t);
@@ -82,7 +83,8 @@ MPB_HD int32_t mpb_oz2c_mod(int32_t c, int t)
 }
 
 /* Step 3's combination: the residues in [0, m_t) of Re' and Im' from one
- * modulus' product sums p0..p3 (p3 unused for Karatsuba): Karatsuba
+ * modulus' product sums p0..p3 (INT32 sums, or chunk sums folded into
+ * [0, 2m_t): any value ≡ the sum mod m_t will do; p3 unused for Karatsuba): Karatsuba
  * Re ≡ T1 − T2, Im ≡ T3 − T1 − T2; 4m Re ≡ P_rr − P_ii, Im ≡ P_ri + P_ir.
  * Canonical, so the CRT digit (mpb_crt_digit) is the same for both forms,
  * also for modulus 256 whose digit reads c mod 512. */

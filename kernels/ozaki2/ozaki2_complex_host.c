@@ -117,8 +117,30 @@ static void residues(const struct operand *o, const int *mu, int n_moduli, int p
         }
 }
 
+/* c ≡ x·y (mod 2·m_t), all the digit of the CRT reads: one exact INT32 sum
+ * per chunk of `len` terms along k (what one INT8 GEMM returns), the chunks
+ * folded in order as ozaki2_complex.cu folds them (mpb_crt_fold); one
+ * chunk: the INT32 sum itself. */
+static int32_t residue_dot(const int8_t *x, const int8_t *y, int64_t k, int64_t len, int64_t chunks, int t)
+{
+    int32_t acc = 0;
+    for (int64_t c = 0; c < chunks; c++) {
+        int32_t s = 0;
+        for (int64_t l = c * len; l < k && l < (c + 1) * len; l++)
+            s += (int32_t)x[l] * y[l];
+        acc = c == 0 ? s : mpb_crt_fold(acc, s, t);
+    }
+    return acc;
+}
+
 enum mpb_status mpb_ozaki2_complex_host(const struct mpb_gemm *g, const double *params,
                                         struct mpb_scheme_info *info)
+{
+    return mpb_ozaki2_complex_host_chunked(g, params, info, 0);
+}
+
+enum mpb_status mpb_ozaki2_complex_host_chunked(const struct mpb_gemm *g, const double *params,
+                                                struct mpb_scheme_info *info, int64_t chunk)
 {
     bool accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
     int form = (int)params[MPB_OZ2C_FORM], n_moduli = (int)params[MPB_OZ2_MODULI];
@@ -160,20 +182,19 @@ enum mpb_status mpb_ozaki2_complex_host(const struct mpb_gemm *g, const double *
     scales(&b, bmax, bstat, accurate, tab.budget, nu);
     residues(&a, mu, n_moduli, planes, ra);
     residues(&b, nu, n_moduli, planes, rb);
-    /* Step 3: product g of modulus t in plane t·G + g, each an exact INT32
-     * sum (k ≤ MPB_OZ2_MAX_K, residues in [−128, 127]) */
+    /* Step 3: product g of modulus t in plane t·G + g, exact INT32 sums
+     * (residues in [−128, 127]) per chunk of at most MPB_OZ2_MAX_K terms */
+    int64_t kp = mpb_oz2_padded_k(k), most = chunk > 0 ? chunk : mpb_oz2_chunk_most(k);
+    int64_t chunks = mpb_crt_chunks(kp, most), len = mpb_crt_chunk_len(kp, most, chunk > 0 ? 1 : 32);
     size_t mn = (size_t)(m * n);
     for (int t = 0; t < n_moduli; t++)
         for (int p = 0; p < products; p++) {
             const int8_t *x = ra + (size_t)(t * planes + mpb_oz2c_plane_a(form, p)) * (size_t)(m * k);
             const int8_t *y = rb + (size_t)(t * planes + mpb_oz2c_plane_b(form, p)) * (size_t)(n * k);
             for (int64_t j = 0; j < n; j++)
-                for (int64_t i = 0; i < m; i++) {
-                    int32_t s = 0;
-                    for (int64_t l = 0; l < k; l++)
-                        s += (int32_t)x[i * k + l] * y[j * k + l];
-                    c32[(size_t)(t * products + p) * mn + (size_t)(i + j * m)] = s;
-                }
+                for (int64_t i = 0; i < m; i++)
+                    c32[(size_t)(t * products + p) * mn + (size_t)(i + j * m)] =
+                        residue_dot(x + i * k, y + j * k, k, len, chunks, t);
         }
     /* Step 3's combination and step 4 */
     for (int64_t j = 0; j < n; j++)
@@ -197,8 +218,12 @@ enum mpb_status mpb_ozaki2_complex_host(const struct mpb_gemm *g, const double *
     free(stats), free(mu), free(ra), free(c32);
     info->slices = n_moduli;
     info->fallback = 0;
-    snprintf(info->settings, sizeof info->settings, "moduli=%d mode=%s form=%s budget_bits=%d int8_gemms=%d",
-             n_moduli, accurate ? "accurate" : "fast", form == MPB_OZ2C_KARATSUBA ? "karatsuba" : "conventional",
-             tab.budget, n_moduli * products + (accurate ? 1 : 0));
+    int used = snprintf(info->settings, sizeof info->settings,
+                        "moduli=%d mode=%s form=%s budget_bits=%d int8_gemms=%d", n_moduli,
+                        accurate ? "accurate" : "fast", form == MPB_OZ2C_KARATSUBA ? "karatsuba" : "conventional",
+                        tab.budget, n_moduli * products + (accurate ? 1 : 0));
+    if (chunks > 1 && used > 0 && (size_t)used < sizeof info->settings)
+        snprintf(info->settings + used, sizeof info->settings - (size_t)used, " kchunks=%lld kchunk=%lld",
+                 (long long)chunks, (long long)len);
     return MPB_STATUS_OK;
 }

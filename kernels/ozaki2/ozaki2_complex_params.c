@@ -49,13 +49,10 @@ bool mpb_oz2c_check(const double *params, const struct mpb_gemm *g, const struct
                     char *why, size_t why_len)
 {
     (void)params;
-    if (g->k > MPB_OZ2_MAX_K) {
-        snprintf(why, why_len, "k <= %d for the complex Ozaki-II (one INT32 sum per product; k=%lld is not "
-                 "split into chunks yet)", MPB_OZ2_MAX_K, (long long)g->k);
-        return false;
-    }
     if (!dev)
         return true;
+    /* k is split into chunks of at most MPB_CRT_CHUNK_K, but the residues'
+     * leading dimension is the padded k */
     struct mpb_gemm padded = *g;
     padded.k = mpb_oz2_padded_k(g->k);
     return mpb_cublas_int_dims(&padded, "cublasGemmStridedBatchedEx", why, why_len);
@@ -65,8 +62,8 @@ bool mpb_oz2c_check(const double *params, const struct mpb_gemm *g, const struct
  * maximum, the scaling statistic and the scale; N·P residue planes of k,
  * accurate mode's digits; N·G INT32 products) and ozaki2_complex.cu's
  * alloc_all (six statistics and the scale per row/column; N·P residue
- * planes of the padded k; N·G INT32 products; accurate mode reuses plane 0
- * of both). P = 3 (karatsuba) or 2 (4m) residue planes, G = 3 or 4 products
+ * planes of the padded k; N·G INT32 products, and N·G more for the later
+ * chunks' products when k is split; accurate mode reuses plane 0 of both). P = 3 (karatsuba) or 2 (4m) residue planes, G = 3 or 4 products
  * per modulus: per entry of A or B, P·N bytes of residues; per entry of C,
  * 4·G·N bytes of products (15 moduli, karatsuba: 45 and 180 bytes). */
 size_t mpb_ozaki2_complex_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
@@ -81,6 +78,8 @@ size_t mpb_ozaki2_complex_workspace(const double *params, const struct mpb_gemm 
     bytes = mpb_size_add(bytes, mpb_size_mul(planes, mpb_size_matrix(vecs, k, 1)));
     if (!on_device && params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE)
         bytes = mpb_size_add(bytes, mpb_size_matrix(vecs, k, 1));
+    if (on_device && g->k > MPB_OZ2_MAX_K)
+        products *= 2;
     return mpb_size_add(bytes, mpb_size_mul(products, mpb_size_matrix(g->m, g->n, sizeof(int32_t))));
 }
 
@@ -89,18 +88,19 @@ size_t mpb_ozaki2_complex_workspace(const double *params, const struct mpb_gemm 
  * part is a dot product of: a = [Ar(i,:) Ai(i,:)], whose 2-norm is
  * ‖A(i,:)‖₂ with |·| the modulus, and b = [Br(:,j); Bi(:,j)] permuted and
  * signed. With |Δ| < 1 per part, each part's error in the scaled domain is
- * ≤ √(2k)(2^nu‖b‖₂ + 2^mu‖a‖₂); both modes give
- * mu ≥ L/2 − e − log2(2k)/2 − 1 (fast: bitlen(S) ≤ 31 + log2(2k);
- * accurate: bitlen(umax) ≤ 13 + log2 k with 5-bit digits), so
- * 2^-mu ≤ 4√(2k)·2^(−L/2)‖a‖₂ and each part's error unscaled is
- * ≤ 16k·2^(−L/2)‖a‖₂‖b‖₂; the modulus of the two ≤ √2 times that
- * (< 23k·2^(−L/2)). Plus the rounding of the result (≤ 2u‖a‖₂‖b‖₂). */
+ * ≤ √(2k)(2^nu‖b‖₂ + 2^mu‖a‖₂). Fast mode gives
+ * mu ≥ L/2 − e − log2(2k)/2 − 1 (bitlen(S) ≤ 31 + log2(2k)); accurate mode
+ * half a bit less, mu ≥ L/2 − e − log2(2k)/2 − 3/2 (bitlen(umax) ≤
+ * 13 + log2 k with 5-bit digits). With 2^(e−1) ≤ ‖a‖₂,
+ * 2^-mu ≤ 4√2·√(2k)·2^(−L/2)‖a‖₂ in both, so each part's error unscaled is
+ * ≤ 16√2·k·2^(−L/2)‖a‖₂‖b‖₂ and the modulus of the two ≤ 32k·2^(−L/2)·
+ * ‖a‖₂‖b‖₂. Plus the rounding of the result (≤ 2u‖a‖₂‖b‖₂). */
 static double bound(const double *params, int64_t k, double u)
 {
     struct mpb_oz2_crt tab;
     if (!mpb_oz2_crt_init((int)params[MPB_OZ2_MODULI], &tab))
         return INFINITY;
-    return 23.0 * (double)k * ldexp(1.0, -tab.budget / 2) + 2.0 * u;
+    return 32.0 * (double)k * ldexp(1.0, -tab.budget / 2) + 2.0 * u;
 }
 
 double mpb_ozaki2_z_bound(const double *params, int64_t k)

@@ -14,7 +14,8 @@
  *  - NaN / Inf in a part of row i of A or column j of B makes row i /
  *    column j of C NaN in both parts and leaves every other entry's bits
  *    as without it (the real scheme's rule);
- *  - k above MPB_OZ2_MAX_K is not_supported, naming k.
+ *  - k split into chunks: any chunk length gives the unsplit bits; above
+ *    MPB_OZ2_MAX_K (2 and 3 chunks) both forms agree and meet the bound.
  * Prints the errors (kernels/ozaki2/README.md's complex table). */
 #include <math.h>
 #include <stdio.h>
@@ -190,14 +191,59 @@ static void check_special(const struct mpb_scheme *s, int form)
     free(a), free(b), free(c), free(clean);
 }
 
-static void check_long_k(const struct mpb_scheme *s)
+/* k split into chunks: any chunk length gives the unsplit bits (the chunk
+ * sums folded modulo 2·m_t), both forms and modes. */
+static void check_chunks(const struct mpb_scheme *s)
 {
+    enum mpb_target t = s->target;
+    const int64_t m = 7, n = 5, k = 100;
+    void *a = cmatrix(t, m * k), *b = cmatrix(t, k * n), *c = cmatrix(t, m * n), *whole = cmatrix(t, m * n);
+    gen_host_fill_field("phi", 1, t, MPB_FIELD_COMPLEX, m, n, k, 9, a, b);
+    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = t, .a = a, .b = b, .field = MPB_FIELD_COMPLEX};
+    for (int v = 0; v < 4; v++) {
+        double params[MPB_MAX_PARAMS];
+        mpb_param_defaults(s->params, s->n_params, params);
+        params[MPB_OZ2_MODE] = v & 1;
+        params[MPB_OZ2C_FORM] = v >> 1;
+        struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
+        g.c = whole;
+        CHECK(mpb_ozaki2_complex_host(&g, params, &info) == MPB_STATUS_OK, "%s: %s", s->name, info.note);
+        static const int64_t chunks[] = {1, 7, 33, 99};
+        for (int i = 0; i < 4; i++) {
+            g.c = c;
+            CHECK(mpb_ozaki2_complex_host_chunked(&g, params, &info, chunks[i]) == MPB_STATUS_OK, "%s: %s",
+                  s->name, info.note);
+            CHECK(memcmp(c, whole, 2 * mpb_target_size(t) * (size_t)(m * n)) == 0 &&
+                      strstr(info.settings, "kchunks="),
+                  "%s variant %d, chunks of %lld: not the unsplit bits [%s]", s->name, v, (long long)chunks[i],
+                  info.settings);
+        }
+    }
+    free(a), free(b), free(c), free(whole);
+}
+
+/* k above the INT32 limit of one INT8 GEMM: 2 and 3 chunks, named in
+ * settings, both forms the same bits, within the bound. */
+static void check_long_k(const struct mpb_scheme *s, int64_t m, int64_t n, int64_t k, const char *split)
+{
+    enum mpb_target t = s->target;
+    void *a = cmatrix(t, m * k), *b = cmatrix(t, k * n), *c = cmatrix(t, m * n), *c4 = cmatrix(t, m * n);
+    gen_host_fill_field("phi", 0.5, t, MPB_FIELD_COMPLEX, m, n, k, 2, a, b);
     double params[MPB_MAX_PARAMS];
     mpb_param_defaults(s->params, s->n_params, params);
-    struct mpb_gemm g = {.m = 1, .n = 1, .k = MPB_OZ2_MAX_K + 1, .target = s->target, .field = MPB_FIELD_COMPLEX};
+    struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = t, .a = a, .b = b, .c = c, .field = MPB_FIELD_COMPLEX};
     struct mpb_scheme_info info = {.slices = -1, .fallback = -1};
-    CHECK(s->run_host(&g, params, &info) == MPB_STATUS_NOT_SUPPORTED && strstr(info.note, "k=131072"),
-          "%s at k = 131072: [%s]", s->name, info.note);
+    CHECK(s->run_host(&g, params, &info) == MPB_STATUS_OK && strstr(info.settings, split), "%s k=%lld: [%s] [%s]",
+          s->name, (long long)k, info.settings, info.note);
+    params[MPB_OZ2C_FORM] = MPB_OZ2C_4M;
+    run_host(s, params, m, n, k, a, b, c4);
+    CHECK(memcmp(c, c4, 2 * mpb_target_size(t) * (size_t)(m * n)) == 0, "%s k=%lld: the forms differ", s->name,
+          (long long)k);
+    struct errs e = errors(s, params, m, n, k, a, b, c);
+    CHECK(e.bound <= 1, "%s k=%lld: |diff|/bound %.3g", s->name, (long long)k, e.bound);
+    printf("%-14s long k %lldx%lldx%lld: err %.2e bound %.2g [%s]\n", s->name, (long long)m, (long long)n,
+           (long long)k, e.fro, e.bound, info.settings);
+    free(a), free(b), free(c), free(c4);
 }
 
 int main(void)
@@ -221,7 +267,9 @@ int main(void)
         check_smallim(s, 40, 30, 64);
         check_special(s, MPB_OZ2C_KARATSUBA);
         check_special(s, MPB_OZ2C_4M);
-        check_long_k(s);
+        check_chunks(s);
+        check_long_k(s, 1, 2, 131073, "kchunks=2 ");
+        check_long_k(s, 2, 1, 262200, "kchunks=3 ");
     }
     return check_report("test_ozaki2_complex");
 }

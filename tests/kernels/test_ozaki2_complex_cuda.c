@@ -3,7 +3,8 @@
  * report and teardown: the output is bitwise the host model's, for both
  * targets (ozaki2_int8_z, ozaki2_int8_c), both forms (karatsuba,
  * conventional), both modes, gemm=calls and batched, on awkward shapes
- * (k = 0 and k = 1 included), in output tiles smaller than the matrix
+ * (k = 0 and k = 1 included), k split into 2 and 3 chunks above the
+ * INT32 limit (settings name the split), in output tiles smaller than the matrix
  * (mblock, nblock), and with a NaN imaginary part in a row of A and an Inf
  * real part in a column of B. Exits 77 without a device. */
 #include <math.h>
@@ -93,6 +94,8 @@ static void check_case(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k
               (long long)v->nblock);
         CHECK(gi.slices == hi.slices, "%lldx%lldx%lld: GPU %d moduli, host model %d", (long long)m, (long long)n,
               (long long)k, gi.slices, hi.slices);
+        CHECK((strstr(gi.settings, "kchunks=") != NULL) == (k > MPB_OZ2_MAX_K), "%lldx%lldx%lld: settings [%s]",
+              (long long)m, (long long)n, (long long)k, gi.settings);
         printf("%5lld %5lld %5lld %s%s  [%s]\n", (long long)m, (long long)n, (long long)k,
                v->fp32 ? "c" : "z", v->special ? " NaN/Inf" : "", gi.settings);
     }
@@ -108,7 +111,8 @@ int main(void)
         return 77;
     }
     static const int64_t shapes[][3] = {{65, 33, 1000}, {1, 1, 1}, {7, 33, 127}, {129, 300, 77},
-                                        {33, 1, 7}, {3, 5, 0}, {300, 257, 129}};
+                                        {33, 1, 7}, {3, 5, 0}, {300, 257, 129}, {2, 2, 131073},
+                                        {17, 9, 262200}};
     for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
         for (int w = 0; w < 16; w++) {
             struct variant v = {.fp32 = w & 1, .accurate = (w >> 1) & 1, .batched = (w >> 2) & 1,
