@@ -13,6 +13,7 @@
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
 #include "ozaki2/ozaki2.h"
+#include "ozaki2/ozaki2_complex.h"
 #include "quantensor/quantensor.h"
 
 static const struct mpb_scheme dgemm = {
@@ -169,6 +170,31 @@ static const struct mpb_scheme ozaki2_int8_sp = {
     .state_reusable = true,
 };
 
+/* Complex Ozaki-II: one scheme per target, as the real pair (the registry
+ * holds one target and field per name; z and c as in zgemm and cgemm). */
+static const struct mpb_scheme ozaki2_int8_z = {
+    .name = "ozaki2_int8_z", .family = "ozaki2", .target = MPB_TARGET_FP64, .field = MPB_FIELD_COMPLEX,
+    .version = 1,
+    .help = "Ozaki scheme II for complex FP64 (ZGEMM): one scale per row/column over both parts, "
+            "form=karatsuba (3 INT8 GEMMs per modulus, exact on residues) or conventional (4M: 4, the "
+            "same bits); "
+            "slices = moduli; NaN/Inf in a row of A or column of B gives NaN there",
+    .params = mpb_ozaki2_int8_z_params, .n_params = MPB_OZ2C_N_PARAMS, .check = mpb_oz2c_check,
+    .cuda = &mpb_ozaki2_complex_cuda, .run_host = mpb_ozaki2_complex_host, .bound = mpb_ozaki2_z_bound,
+    .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_ozaki2_complex_workspace,
+    .state_reusable = true,
+};
+
+static const struct mpb_scheme ozaki2_int8_c = {
+    .name = "ozaki2_int8_c", .family = "ozaki2", .target = MPB_TARGET_FP32, .field = MPB_FIELD_COMPLEX,
+    .version = 1,
+    .help = "Ozaki scheme II for complex FP32 (CGEMM): as ozaki2_int8_z, fewer moduli; slices = moduli",
+    .params = mpb_ozaki2_int8_c_params, .n_params = MPB_OZ2C_N_PARAMS, .check = mpb_oz2c_check,
+    .cuda = &mpb_ozaki2_complex_cuda, .run_host = mpb_ozaki2_complex_host, .bound = mpb_ozaki2_c_bound,
+    .bitwise_host_device = true, .bound_rowcol = true, .workspace_bytes = mpb_ozaki2_complex_workspace,
+    .state_reusable = true,
+};
+
 /* Bitwise host/device holds on the emulated path only: a native fallback runs
  * cublasDgemm on the GPU and the dgemm host model on the host, which agree
  * within the bound, not bit for bit (tests/kernels/test_adp_cuda.c checks
@@ -270,7 +296,7 @@ static const struct mpb_scheme quantensor_int8 = {
 const struct mpb_scheme *const mpb_schemes[] = {
     &dgemm, &sgemm, &tf32, &fp16, &bf16, &zgemm, &cgemm, &zgemm3m, &cgemm3m, &cublas_fp64emu, &cublas_bf16x9,
     &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
-    &ozaki2_int8, &ozaki2_int8_sp,
+    &ozaki2_int8, &ozaki2_int8_sp, &ozaki2_int8_z, &ozaki2_int8_c,
     &adp,
     &egemm, &markidis, &refine_fp16, &tf32x3, &ape_bf16x3,
     &mixpert, &quantensor_int8,
