@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_gen.h"
+
 static const char run_help[] =
 "usage: mpbench run -s SCHEME [-a KEY=VALUES]... -g GEN [-a KEY=VALUES]... --size VALUES\n"
 "                   [--m VALUES] [--n VALUES] [--k VALUES] [--seed VALUES]\n"
@@ -91,6 +93,23 @@ static bool parse_shard(const char *text, struct mpb_plan *plan)
     return true;
 }
 
+/* Read every -g file's matrices, before any output is opened: a file
+ * that cannot be read is refused as a bad option value is. */
+static bool load_files(struct mpb_plan *plan)
+{
+    char why[640];
+    for (int g = 0; g < plan->n_gens; g++)
+        if (plan->gens[g].files && !mpb_gen_files_load(plan->gens[g].files, why, sizeof why)) {
+            mpb_cli_error("run", "-g %s: %s", plan->gens[g].gen->name, why);
+            return false;
+        }
+    if (!mpb_plan_check_file_shapes(plan, why, sizeof why)) {
+        mpb_cli_error("run", "%s", why);
+        return false;
+    }
+    return true;
+}
+
 static bool check_plan(struct mpb_plan *plan)
 {
     if (plan->n_schemes == 0) {
@@ -101,10 +120,15 @@ static bool check_plan(struct mpb_plan *plan)
         mpb_cli_error("run", "no generator: give -g GEN (mpbench list generators)");
         return false;
     }
-    if (plan->sizes.n == 0 && (plan->ms.n == 0 || plan->ns.n == 0 || plan->ks.n == 0)) {
+    bool shaped = true; /* every generator has the shape of its files */
+    for (int g = 0; g < plan->n_gens; g++)
+        shaped = shaped && plan->gens[g].files;
+    if (!shaped && plan->sizes.n == 0 && (plan->ms.n == 0 || plan->ns.n == 0 || plan->ks.n == 0)) {
         mpb_cli_error("run", "no shape: give --size VALUES, or all of --m, --n and --k");
         return false;
     }
+    if (!load_files(plan))
+        return false;
     if (plan->seeds.n == 0) {
         plan->seeds.v = malloc(sizeof *plan->seeds.v);
         if (!plan->seeds.v)
