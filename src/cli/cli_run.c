@@ -25,6 +25,8 @@ static const char run_help[] =
 "  -s SCHEME[,SCHEME...]  scheme(s) to run (mpbench list schemes); repeatable\n"
 "  -g GEN[,GEN...]        matrix generator(s) (mpbench list generators); repeatable\n"
 "  -a KEY=VALUES          parameter of the most recent -s or -g\n"
+"  -g file -a a=PATH -a b=PATH  A and B from .npy or Matrix Market files; the\n"
+"                         shape is theirs (--size, --m/--n/--k: left out, or equal)\n"
 "  --size VALUES          square sizes m = n = k\n"
 "  --m/--n/--k VALUES     replace one dimension of every size (or, without --size,\n"
 "                         give all three: their product is swept)\n"
