@@ -8,6 +8,8 @@
 #include "param.h"
 #include "gen_bij.h"
 
+struct mpb_gen_files;
+
 enum mpb_gen_kind {
     MPB_GEN_UNIFORM,
     MPB_GEN_RANDN,
@@ -22,6 +24,7 @@ enum mpb_gen_kind {
     MPB_GEN_EVIL,
     MPB_GEN_SPECIAL,
     MPB_GEN_SMALLIM,
+    MPB_GEN_FILE, /* no element function: the operands come from files (file_gen.h) */
 };
 
 enum mpb_operand { MPB_OPERAND_A = 0, MPB_OPERAND_B = 1 };
@@ -41,6 +44,9 @@ struct mpb_gen_config {
     struct mpb_gen_bij bij_exp;  /* test2r: exponent positions (k); test3: period positions (n0) */
     uint64_t pair_key;           /* test1b: key of the per-pair permutations of 0..k−1 */
     uint64_t inject_below;       /* special: inject where a 32-bit draw is below this */
+    /* file: the operands read on the host (never read on the device: the
+     * device fill uploads the host fill); NULL for every other kind */
+    const struct mpb_gen_files *files;
 };
 
 #endif

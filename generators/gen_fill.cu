@@ -2,8 +2,11 @@
  * config passed by value (it is small and read by every thread), each
  * element from the shared element function (gen_element.h), so a device fill
  * equals the host fill bit for bit. Consecutive threads write consecutive
- * addresses (coalesced). */
+ * addresses (coalesced). The file generator has no element function: its
+ * host fill is uploaded. */
 #include "generators.h"
+
+#include <stdlib.h>
 
 #include "block_cyclic.h"
 #include "gen_element.h"
@@ -68,6 +71,20 @@ enum mpb_status mpb_gen_fill_cuda_cyclic(struct mpb_cuda_env *env, const struct 
     return MPB_STATUS_OK;
 }
 
+/* The file generator's operand: the host fill, uploaded. */
+static enum mpb_status fill_upload(struct mpb_cuda_env *env, const struct mpb_gen_config *cfg,
+                                   enum mpb_operand which, void *dst, int64_t total)
+{
+    size_t bytes = (size_t)total * mpb_elem_size(cfg->target, cfg->field);
+    void *host = malloc(bytes);
+    if (!host)
+        return MPB_STATUS_ERROR;
+    mpb_gen_fill_host(cfg, which, host);
+    enum mpb_status st = mpb_cuda_upload(env, dst, host, bytes);
+    free(host);
+    return st;
+}
+
 enum mpb_status mpb_gen_fill_cuda(struct mpb_cuda_env *env, const struct mpb_gen_config *cfg,
                                   enum mpb_operand which, void *dst)
 {
@@ -75,6 +92,8 @@ enum mpb_status mpb_gen_fill_cuda(struct mpb_cuda_env *env, const struct mpb_gen
     int64_t total = rows * mpb_gen_cols(cfg, which);
     if (total <= 0)
         return MPB_STATUS_OK;
+    if (cfg->kind == MPB_GEN_FILE)
+        return fill_upload(env, cfg, which, dst, total);
     const int threads = 256;
     mpb_gen_fill_kernel<<<fill_blocks(env, total, threads), threads, 0, mpb_stream(env)>>>(
         *cfg, which, dst, rows, total);

@@ -354,10 +354,21 @@ static const struct mpb_generator gen_smallim = {
     .params = smallim_params, .n_params = 1, .complex_only = true,
 };
 
+/* ---- matrices from files ---- */
+
+static const struct mpb_generator gen_file = {
+    .name = "file", .kind = MPB_GEN_FILE,
+    .help = "A and B (and a C, checked only) from files: -a a=PATH -a b=PATH [-a c=PATH], each .npy "
+            "(float64, float32, complex128, complex64; C or Fortran order) or Matrix Market 'array' "
+            "(real, complex; general); the shape is the files'; -a a_sha256=HEX (b_, c_) refuses a file "
+            "whose SHA-256 does not begin with HEX (README \"Grading your own matrices\")",
+    .from_files = true,
+};
+
 /* Order of `mpbench list generators`. */
 const struct mpb_generator *const mpb_generators[] = {
     &gen_uniform, &gen_randn, &gen_phi, &gen_test1a, &gen_test1b, &gen_test2, &gen_test2r,
-    &gen_test3, &gen_outer, &gen_inner, &gen_evil, &gen_special, &gen_smallim,
+    &gen_test3, &gen_outer, &gen_inner, &gen_evil, &gen_special, &gen_smallim, &gen_file,
 };
 const int mpb_n_generators = (int)(sizeof mpb_generators / sizeof mpb_generators[0]);
 

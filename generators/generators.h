@@ -33,6 +33,9 @@ struct mpb_generator {
      * any case (a usage error). May be NULL. */
     bool (*validate)(const double *params, char *why, size_t why_len);
     bool complex_only; /* meaningless for real operands: a real case is not_supported */
+    /* The operands come from files (-a a=PATH -a b=PATH, file_gen.h), not
+     * from an element function: no params; the shape is the files'. */
+    bool from_files;
 };
 
 extern const struct mpb_generator *const mpb_generators[];

@@ -267,9 +267,12 @@ static bool check_generator(struct mpb_cuda_env *env, const struct mpb_generator
 
 static void check_generators(struct mpb_cuda_env *env, struct tally *t)
 {
-    int bad = 0;
+    int bad = 0, checked = 0;
     char why[512];
     for (int i = 0; i < mpb_n_generators; i++) {
+        if (mpb_generators[i]->from_files)
+            continue; /* no device fill of its own: the host's is uploaded */
+        checked++;
         if (!check_generator(env, mpb_generators[i], why, sizeof why)) {
             printf("  FAIL  generator %-6s %s\n", mpb_generators[i]->name, why);
             bad++;
@@ -277,7 +280,7 @@ static void check_generators(struct mpb_cuda_env *env, struct tally *t)
     }
     if (!bad)
         printf("  ok    generators       %d, device fill = host fill bitwise (fp64 and fp32, real and complex)\n",
-               mpb_n_generators);
+               checked);
     t->passed += !bad;
     t->failed += bad;
 }

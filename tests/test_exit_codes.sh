@@ -48,6 +48,10 @@ code 2 run $host --shard 0/4294967296
 # shellcheck disable=SC2086
 code 2 run $host --size 4 --csv run2.csv
 code 2 run -s dgemm -g randn --size 4 --backend host --csv run.csv --resume --shard 1/2
+# an input refused before anything runs: -g file's matrix (a .npy file cut after its magic)
+printf '\223NUMPY\001\000' >cut.npy
+code 2 run -s dgemm -g file -a a=cut.npy -a b=cut.npy --backend host --csv run3.csv
+[ -e run3.csv ] && fail "run -g file with a malformed file: run3.csv was made"
 # a case with status=error: a --devices worker that dies (stand-in GPUs; grade's too)
 export MPBENCH_DEVICES_STANDIN=2 MPBENCH_DEVICES_STANDIN_EXIT=1:1
 code 3 run -s dgemm -g randn --size 4,5,6,7 --devices 0,1 --csv dead.csv

@@ -10,6 +10,7 @@
 
 #include "case/hash.h"
 #include "case/values.h"
+#include "file_gen.h"
 
 const char *mpb_impl_name(enum mpb_impl impl)
 {
@@ -57,6 +58,8 @@ static void case_finish(struct mpb_case *c)
     if (used < len)
         used += (size_t)snprintf(c->text + used, len - used, " -g %s", c->gen->name);
     used = append_params(c->text, used, len, c->gen->params, c->gen->n_params, c->gp);
+    if (c->files && used < len)
+        used += mpb_gen_files_case_args(c->files, c->text + used, len - used);
     if (used < len)
         snprintf(c->text + used, len - used,
                  " --m %" PRId64 " --n %" PRId64 " --k %" PRId64 " --seed %" PRIu64 " --backend %s",
@@ -112,9 +115,9 @@ static double count_cases(const struct mpb_plan *plan)
     double schemes = 0, gens = 0;
     for (int i = 0; i < plan->n_schemes; i++)
         schemes += combinations(&plan->schemes[i]);
-    for (int i = 0; i < plan->n_gens; i++)
-        gens += combinations(&plan->gens[i]);
-    return schemes * gens * shapes * plan->seeds.n;
+    for (int i = 0; i < plan->n_gens; i++) /* a from_files generator has its files' one shape */
+        gens += combinations(&plan->gens[i]) * (plan->gens[i].files ? 1 : shapes);
+    return schemes * gens * plan->seeds.n;
 }
 
 /* Shapes: each size gives a square case unless --m/--n/--k replace a
@@ -161,6 +164,14 @@ static void fill_case(struct mpb_case *c, const int64_t *shape,
         c->gen_ok = false;
         snprintf(c->gen_why, sizeof c->gen_why, "%s: complex operands only (%s is real)", c->gen->name,
                  c->scheme->name);
+    } else if (c->files && c->scheme->multi) {
+        /* its parts are processes of their own, which generate their blocks */
+        c->gen_ok = false;
+        snprintf(c->gen_why, sizeof c->gen_why, "%s runs over several GPUs, whose parts do not read files yet",
+                 c->scheme->name);
+    } else if (c->files && !mpb_gen_files_fit(c->files, c->scheme->target, c->scheme->field, c->gen_why,
+                                              sizeof c->gen_why)) {
+        c->gen_ok = false;
     } else if (c->gen->resolve) {
         c->gen_ok = c->gen->resolve(c->gp, c->scheme->target, c->m, c->n, c->k, c->gen_why,
                                     sizeof c->gen_why);
@@ -208,12 +219,12 @@ bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb
         errno = ENOMEM;
         return false;
     }
-    long per_gen = n_shapes * plan->seeds.n, total = 0;
-    long gen_combos = 0;
+    long total = 0;
+    long gen_combos = 0; /* the generators' cases per scheme combination */
     for (int g = 0; g < plan->n_gens; g++)
-        gen_combos += count_combinations(&plan->gens[g]);
+        gen_combos += count_combinations(&plan->gens[g]) * (plan->gens[g].files ? 1 : n_shapes) * plan->seeds.n;
     for (int s = 0; s < plan->n_schemes; s++)
-        total += count_combinations(&plan->schemes[s]) * gen_combos * per_gen;
+        total += count_combinations(&plan->schemes[s]) * gen_combos;
     if (total > 10 * 1000 * 1000) {
         snprintf(why, why_len, "the sweep expands to %ld cases (limit 10000000)", total);
         free(shapes);
@@ -235,16 +246,21 @@ bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb
             for (int g = 0; g < plan->n_gens; g++) {
                 const struct mpb_selection *gs = &plan->gens[g];
                 int gi[MPB_MAX_PARAMS] = {0};
+                int64_t file_shape[3];
+                if (gs->files)
+                    mpb_gen_files_shape(gs->files, &file_shape[0], &file_shape[1], &file_shape[2]);
                 do {
-                    for (long sh = 0; sh < n_shapes; sh++)
+                    for (long sh = 0; sh < (gs->files ? 1 : n_shapes); sh++)
                         for (int sd = 0; sd < plan->seeds.n; sd++) {
                             struct mpb_case *c = &out[at];
                             c->scheme = ss->scheme;
                             c->added = ss->added;
                             pick(ss, si, c->sp);
                             c->gen = gs->gen;
+                            c->files = gs->files;
                             pick(gs, gi, c->gp);
-                            fill_case(c, &shapes[3 * sh], (uint64_t)plan->seeds.v[sd], impl, at);
+                            fill_case(c, gs->files ? file_shape : &shapes[3 * sh], (uint64_t)plan->seeds.v[sd],
+                                      impl, at);
                             at++;
                         }
                 } while (next_combination(gs, gi));
@@ -304,13 +320,53 @@ void mpb_case_params(const struct mpb_case *c, char *buf, size_t len)
 
 void mpb_case_gen_params(const struct mpb_case *c, char *buf, size_t len)
 {
-    mpb_param_format_all(c->gen->params, c->gen->n_params, c->gp, buf, len);
+    if (c->files)
+        mpb_gen_files_params(c->files, buf, len);
+    else
+        mpb_param_format_all(c->gen->params, c->gen->n_params, c->gp, buf, len);
+}
+
+/* Every value of `list` (an option) must be `want`, the files' dimension. */
+static bool list_is(const struct mpb_int_list *list, const char *opt, const char *dim, int64_t want,
+                    const struct mpb_selection *gs, char *why, size_t why_len)
+{
+    for (int i = 0; i < list->n; i++)
+        if (list->v[i] != want) {
+            int64_t m, n, k;
+            mpb_gen_files_shape(gs->files, &m, &n, &k);
+            snprintf(why, why_len, "%s %" PRId64 ": -g %s's files make m=%" PRId64 " n=%" PRId64 " k=%" PRId64
+                     ", so %s is %" PRId64 " (the shape is the files'; leave out --size, --m, --n and --k, or give "
+                     "the files' values)", opt, list->v[i], gs->gen->name, m, n, k, dim, want);
+            return false;
+        }
+    return true;
+}
+
+bool mpb_plan_check_file_shapes(const struct mpb_plan *plan, char *why, size_t why_len)
+{
+    for (int g = 0; g < plan->n_gens; g++) {
+        const struct mpb_selection *gs = &plan->gens[g];
+        if (!gs->files)
+            continue;
+        int64_t m, n, k;
+        mpb_gen_files_shape(gs->files, &m, &n, &k);
+        if (!list_is(&plan->ms, "--m", "m", m, gs, why, why_len) || !list_is(&plan->ns, "--n", "n", n, gs, why, why_len) ||
+            !list_is(&plan->ks, "--k", "k", k, gs, why, why_len) ||
+            (!plan->ms.n && !list_is(&plan->sizes, "--size", "m", m, gs, why, why_len)) ||
+            (!plan->ns.n && !list_is(&plan->sizes, "--size", "n", n, gs, why, why_len)) ||
+            (!plan->ks.n && !list_is(&plan->sizes, "--size", "k", k, gs, why, why_len)))
+            return false;
+    }
+    return true;
 }
 
 static void free_selection(struct mpb_selection *s)
 {
     for (int p = 0; p < s->n_specs; p++)
         free(s->values[p]);
+    if (s->files)
+        mpb_gen_files_free(s->files);
+    free(s->files);
 }
 
 void mpb_plan_free(struct mpb_plan *plan)

@@ -28,6 +28,7 @@ struct mpb_selection {
     double *values[MPB_MAX_PARAMS];     /* each parameter's list (defaults: one value) */
     int n_values[MPB_MAX_PARAMS];
     bool added;                         /* run --vs-native added it: a target's native GEMM no -s named */
+    struct mpb_gen_files *files;        /* -g of a from_files generator: its -a files, read by the CLI */
 };
 
 struct mpb_int_list {
@@ -83,8 +84,9 @@ struct mpb_case {
     double sp[MPB_MAX_PARAMS];
     const struct mpb_generator *gen;
     double gp[MPB_MAX_PARAMS];  /* resolved for this case when gen_ok */
+    const struct mpb_gen_files *files; /* a from_files generator's operands (the plan's); else NULL */
     bool gen_ok;
-    char gen_why[192];          /* why the generator cannot make this case */
+    char gen_why[320];          /* why the generator cannot make this case */
     int64_t m, n, k;
     uint64_t seed;
     enum mpb_impl impl;
@@ -99,10 +101,17 @@ struct mpb_case {
 bool mpb_shard_parse(const char *text, int *index, int *count);
 
 /* Cartesian product schemes × their parameter lists × generators × theirs
- * × shapes × seeds, in that nesting order (outermost first). False with
+ * × shapes × seeds, in that nesting order (outermost first); a from_files
+ * generator's one shape is its files' (the CLI checked the options against
+ * it: mpb_plan_check_file_shapes). False with
  * why; errno is then ENOMEM when memory ran out, else EINVAL. */
 bool mpb_plan_expand(const struct mpb_plan *plan, enum mpb_impl impl, struct mpb_case **cases,
                      int *n_cases, char *why, size_t why_len);
+
+/* The shape options against each from_files generator's files: every
+ * value of --size, --m, --n, --k must be the files' dimension it gives
+ * (none need be given). False with why naming the option and value. */
+bool mpb_plan_check_file_shapes(const struct mpb_plan *plan, char *why, size_t why_len);
 
 /* Keep the first of the cases that share a case string (--size 8,8, or
  * -s dgemm -s dgemm), in expansion order, and number them 0..n-1 again (the

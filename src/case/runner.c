@@ -217,6 +217,7 @@ static void run_host(const struct mpb_runner *r, const struct mpb_case *c, struc
     void *a = NULL, *b = NULL, *out = NULL;
     int64_t parts = mpb_field_parts(g.field);
     mpb_gen_config_init_field(&cfg, c->gen, c->gp, g.target, g.field, c->m, c->n, c->k, c->seed);
+    cfg.files = c->files;
     if (!host_alloc(res, &a, c->m * c->k * parts, g.target) || !host_alloc(res, &b, c->k * c->n * parts, g.target) ||
         !host_alloc(res, &out, c_scalars(c, &g), g.target))
         goto done;
@@ -329,6 +330,7 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     bool set_up = false;
     struct mpb_gen_config cfg;
     mpb_gen_config_init_field(&cfg, c->gen, c->gp, g.target, g.field, c->m, c->n, c->k, c->seed);
+    cfg.files = c->files;
     if (mpb_cuda_alloc(env, &a, mpb_size_matrix(c->m, c->k, es)) ||
         mpb_cuda_alloc(env, &b, mpb_size_matrix(c->k, c->n, es)) ||
         mpb_cuda_alloc(env, &out, mpb_size_matrix(c->m, c->n, es))) {

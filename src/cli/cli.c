@@ -12,6 +12,7 @@
 
 #include "status.h"
 #include "case/values.h"
+#include "file_gen.h"
 #include "cli/suggest.h"
 
 void mpb_cli_error(const char *cmd, const char *fmt, ...)
@@ -203,6 +204,10 @@ bool mpb_cli_add_selections(const char *cmd, const char *opt, const char *text, 
                 sel.specs = sel.gen->params;
                 sel.n_specs = sel.gen->n_params;
             }
+            if (sel.gen && sel.gen->from_files && !(sel.files = calloc(1, sizeof *sel.files))) {
+                ok = false;
+                break;
+            }
         }
         if (!sel.scheme && !sel.gen) {
             struct mpb_suggest near;
@@ -250,8 +255,15 @@ bool mpb_cli_apply_arg(const char *cmd, const char *text, struct mpb_selection *
         mpb_cli_error(cmd, "-a '%s': expected KEY=VALUES", text);
         return false;
     }
-    char key[64];
+    char key[64], why[256];
     snprintf(key, sizeof key, "%.*s", (int)(eq - text), text);
+    if (sel->files) { /* a path, taken as typed (a comma is no list) */
+        if (!mpb_gen_files_arg(sel->files, key, eq + 1, why, sizeof why)) {
+            mpb_cli_error(cmd, "-a %s: generator '%s': %s", text, owner, why);
+            return false;
+        }
+        return true;
+    }
     int p = mpb_param_find(sel->specs, sel->n_specs, key);
     if (p < 0) {
         char names[512] = "";
@@ -264,7 +276,6 @@ bool mpb_cli_apply_arg(const char *cmd, const char *text, struct mpb_selection *
         return false;
     }
     struct mpb_values v;
-    char why[256];
     if (!mpb_values_parse(eq + 1, &v, why, sizeof why)) {
         mpb_cli_error(cmd, "-a %s: %s", text, why);
         return false;

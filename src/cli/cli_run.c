@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "file_gen.h"
 #include "mpb_energy.h"
 
 static const char run_help[] =
@@ -26,6 +27,8 @@ static const char run_help[] =
 "  -s SCHEME[,SCHEME...]  scheme(s) to run (mpbench list schemes); repeatable\n"
 "  -g GEN[,GEN...]        matrix generator(s) (mpbench list generators); repeatable\n"
 "  -a KEY=VALUES          parameter of the most recent -s or -g\n"
+"  -g file -a a=PATH -a b=PATH  A and B from .npy or Matrix Market files; the\n"
+"                         shape is theirs (--size, --m/--n/--k: left out, or equal)\n"
 "  --size VALUES          square sizes m = n = k\n"
 "  --m/--n/--k VALUES     replace one dimension of every size (or, without --size,\n"
 "                         give all three: their product is swept)\n"
@@ -127,6 +130,23 @@ static bool add_natives(struct mpb_plan *plan)
     return true;
 }
 
+/* Read every -g file's matrices, before any output is opened: a file
+ * that cannot be read is refused as a bad option value is. */
+static bool load_files(struct mpb_plan *plan)
+{
+    char why[640];
+    for (int g = 0; g < plan->n_gens; g++)
+        if (plan->gens[g].files && !mpb_gen_files_load(plan->gens[g].files, why, sizeof why)) {
+            mpb_cli_error("run", "-g %s: %s", plan->gens[g].gen->name, why);
+            return false;
+        }
+    if (!mpb_plan_check_file_shapes(plan, why, sizeof why)) {
+        mpb_cli_error("run", "%s", why);
+        return false;
+    }
+    return true;
+}
+
 static bool check_plan(struct mpb_plan *plan)
 {
     if (plan->n_schemes == 0) {
@@ -137,11 +157,14 @@ static bool check_plan(struct mpb_plan *plan)
         mpb_cli_error("run", "no generator: give -g GEN (mpbench list generators)");
         return false;
     }
-    if (plan->sizes.n == 0 && (plan->ms.n == 0 || plan->ns.n == 0 || plan->ks.n == 0)) {
+    bool shaped = true; /* every generator has the shape of its files */
+    for (int g = 0; g < plan->n_gens; g++)
+        shaped = shaped && plan->gens[g].files;
+    if (!shaped && plan->sizes.n == 0 && (plan->ms.n == 0 || plan->ns.n == 0 || plan->ks.n == 0)) {
         mpb_cli_error("run", "no shape: give --size VALUES, or all of --m, --n and --k");
         return false;
     }
-    if (plan->vs_native && !add_natives(plan))
+    if (!load_files(plan) || (plan->vs_native && !add_natives(plan)))
         return false;
     if (plan->seeds.n == 0) {
         plan->seeds.v = malloc(sizeof *plan->seeds.v);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "generators.h"
 #include "record/meta.h"
 #include "record/outpath.h"
 #include "record/row_check.h"
@@ -51,8 +52,9 @@ static void json_number(FILE *f, const char *cell)
 }
 
 /* "moduli=14 gemm=engine" as {"moduli": 14, "gemm": "engine"}: a value in
- * the CSV's number grammar (mpb_csv_read_real) is a number. */
-static void json_params(FILE *f, const char *text)
+ * the CSV's number grammar (mpb_csv_read_real) is a number, unless
+ * `strings` (a file generator's paths and hashes: a hash may be all digits). */
+static void json_params(FILE *f, const char *text, bool strings)
 {
     char *copy = strdup(text), *save = NULL;
     fputc('{', f);
@@ -66,7 +68,7 @@ static void json_params(FILE *f, const char *text)
         fputs(n++ ? ", " : "", f);
         mpb_json_string(f, kv);
         fputs(": ", f);
-        if (mpb_csv_read_real(eq + 1, &x))
+        if (!strings && mpb_csv_read_real(eq + 1, &x))
             json_number(f, eq + 1);
         else
             mpb_json_string(f, eq + 1);
@@ -77,14 +79,17 @@ static void json_params(FILE *f, const char *text)
 
 static void format_fields(FILE *f, char **cells)
 {
+    const struct mpb_generator *gen = cells[MPB_COL_gen] ? mpb_generator_find(cells[MPB_COL_gen]) : NULL;
     fputc('{', f);
     for (int c = 0; c < MPB_COL_COUNT; c++) {
         const char *cell = cells[c] ? cells[c] : "";
         fputs(c ? ", " : "", f);
         mpb_json_string(f, mpb_csv_column_names[c]);
         fputs(": ", f);
-        if (c == MPB_COL_params || c == MPB_COL_gen_params)
-            json_params(f, cell);
+        if (c == MPB_COL_params)
+            json_params(f, cell, false);
+        else if (c == MPB_COL_gen_params)
+            json_params(f, cell, gen && gen->from_files);
         else if (!*cell)
             fputs("null", f);
         else if (mpb_row_col_numeric((enum mpb_col)c))

@@ -138,7 +138,7 @@ static void truncate_cell(char *cell, int width)
 }
 
 /* The row of the target's native GEMM on the same case (shape, generator
- * and its parameters, seed) that ran, or NULL. */
+ * and its parameters or files, seed) that ran, or NULL. */
 static const struct mpb_summary_row *native_row(const struct mpb_summary *s, const struct mpb_summary_row *r,
                                                 const int *natives, int n_natives)
 {
@@ -148,8 +148,8 @@ static const struct mpb_summary_row *native_row(const struct mpb_summary *s, con
         const struct mpb_summary_row *n = &s->rows[natives[i]];
         const struct mpb_case *d = n->c;
         if (d->scheme == nat && n->status == MPB_STATUS_OK && n->ms > 0 && d->m == c->m && d->n == c->n &&
-            d->k == c->k && d->gen == c->gen && d->seed == c->seed && d->impl == c->impl &&
-            !memcmp(d->gp, c->gp, sizeof d->gp))
+            d->k == c->k && d->gen == c->gen && d->files == c->files && d->seed == c->seed &&
+            d->impl == c->impl && !memcmp(d->gp, c->gp, sizeof d->gp))
             return n;
     }
     return NULL;

@@ -40,7 +40,10 @@ static double expected_cases(const struct mpb_plan *p)
     shapes *= p->ms.n ? p->ms.n : 1;
     shapes *= p->ns.n ? p->ns.n : 1;
     shapes *= p->ks.n ? p->ks.n : 1;
-    return combinations(p->schemes, p->n_schemes) * combinations(p->gens, p->n_gens) * shapes * p->seeds.n;
+    double gens = 0; /* a generator of files has their one shape */
+    for (int g = 0; g < p->n_gens; g++)
+        gens += combinations(&p->gens[g], 1) * (p->gens[g].files ? 1 : shapes);
+    return combinations(p->schemes, p->n_schemes) * gens * p->seeds.n;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
