@@ -40,10 +40,11 @@ static const char help_text[] =
 "                     [--devices all|LIST] [--dry-run]\n"
 "\n"
 "Runs the Demmel battery (uniform, randn, phi 0.5/1/2/4, test1a, test1b, test2 with\n"
-"a sweep of b, test2r, test3, outer, inner, evil, special) at every shape and seed\n"
-"for each scheme configuration (the Cartesian product of its -a values), and prints\n"
-"one verdict row per configuration: grade, worst rho_A/k, rho_B/k, rho_C/k^log2(12)\n"
-"with the case that produced each, Test 1/2/3 classes, b*, special values, the\n"
+"a sweep of b, test2r, test3, outer, inner, evil, special; complex schemes also\n"
+"smallim) at every shape and seed for each scheme configuration (the Cartesian\n"
+"product of its -a values), and prints one verdict row per configuration: grade,\n"
+"worst rho_A/k, rho_B/k, rho_C/k^log2(12) (complex: also each part's rho/2k) with\n"
+"the case that produced each, Test 1/2/3 classes, b*, special values, the\n"
 "inner-scaling check and the slope diagnostic (README \"mpbench grade\").\n"
 "\n"
 "  -s SCHEME[,...]      scheme(s) to grade (mpbench list schemes); repeatable\n"
@@ -221,12 +222,6 @@ static enum mpb_parse_result parse_args(int argc, char **argv, struct grade_args
         mpb_cli_error(CMD, "no scheme: give -s SCHEME (mpbench list schemes)");
         return MPB_PARSE_ERROR;
     }
-    for (int s = 0; s < g->n_schemes; s++)
-        if (g->schemes[s].scheme->field == MPB_FIELD_COMPLEX) {
-            mpb_cli_error(CMD, "-s %s: complex schemes have no grade battery yet (mpbench run grades each "
-                          "case)", g->schemes[s].scheme->name);
-            return MPB_PARSE_ERROR;
-        }
     if ((g->n_devices > 0 || g->devices_all) && g->backend == MPB_BACKEND_HOST) {
         mpb_cli_error(CMD, "--devices spreads the battery over GPUs: it does not go with --backend host");
         return MPB_PARSE_ERROR;
@@ -371,7 +366,8 @@ static void csv_int(FILE *f, int64_t x)
 static const char *const verdict_columns =
     "scheme,params,target,impl,grade,bound_grade,grade_note,cases,cases_ok,cases_graded,"
     "cases_error,cases_not_supported,rho_a_over_k,rho_a_case,rho_b_over_k,rho_b_case,"
-    "rho_c_over_k_log2_12,rho_c_case,rho_a_within_k,test1,test1_nonzero,test1_case,test2,"
+    "rho_c_over_k_log2_12,rho_c_case,rho_a_within_k,rho_re_over_2k,rho_re_case,rho_im_over_2k,"
+    "rho_im_case,test1,test1_nonzero,test1_case,test2,"
     "test2_rel_over_ku,test2_case,b_star,b_star_k,test3,test3_rel,test3_case,special,"
     "special_entries,special_native,special_spread,special_differs,special_finite_wrong,"
     "inner,inner_pairs,inner_changed,slope_a,slope_b,slope_c,warnings,inconsistency\n";
@@ -407,6 +403,10 @@ static void verdict_csv_row(FILE *f, const struct mpb_grade_config *cfg, const c
     csv_num(f, v->rho_c.value);
     csv_text(f, v->rho_c.where, false);
     csv_text(f, v->rho_a.value < 0 ? "" : v->rho_a.value <= 1 ? "yes" : "no", false);
+    csv_num(f, v->rho_re.value);
+    csv_text(f, v->rho_re.where, false);
+    csv_num(f, v->rho_im.value);
+    csv_text(f, v->rho_im.where, false);
     csv_text(f, mpb_test1_class_name(v->test1_class), false);
     csv_int(f, v->test1_nonzero);
     csv_text(f, v->test1.value > 0 ? v->test1.where : "", false);
@@ -564,8 +564,11 @@ static int grade_all(const struct grade_args *g, struct mpb_cuda_env *env, const
     struct mpb_runner runner = grade_runner(env, cuda);
     char run_id[48], why[512];
     mpb_make_run_id(run_id, sizeof run_id);
+    int battery = 0;
+    for (int i = 0; i < n_cfgs; i++)
+        battery += mpb_grade_battery_cases(cfgs[i].scheme->field);
     struct case_sink sink = {.csv_path = g->cases_path, .show = show_progress(g),
-                             .total = n_cfgs * n_shapes * (int)g->seeds * mpb_grade_battery_cases(),
+                             .total = battery * n_shapes * (int)g->seeds,
                              .ctx = {.run_id = run_id, .dev = env ? mpb_cuda_device(env) : NULL,
                                      .warmup = runner.warmup, .reps = runner.reps, .ref = "mpfr"}};
     struct verdict_out out = {.cfgs = cfgs, .verdicts = verdicts, .impl = mpb_impl_name(runner.impl),
@@ -695,7 +698,7 @@ static int grade_worker(const struct grade_args *g, const struct mpb_grade_confi
         }
         opt.shapes = &shapes[unit % n_shapes];
         if (!mpb_grade_run(&cfgs[unit / n_shapes], &opt, &v, why, sizeof why))
-            mpb_grade_unit_lost(&v, opt.shapes, opt.seeds, why);
+            mpb_grade_unit_lost(&v, &cfgs[unit / n_shapes], opt.shapes, opt.seeds, why);
         bool sticky = env && mpb_cuda_is_sticky(env);
         failed = fclose(sink.records) != 0 ||
                  !mpb_grade_send_unit(stdout, unit, sticky, &v, records, records_len) || sticky;

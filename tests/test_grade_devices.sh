@@ -82,6 +82,25 @@ whole = len(lost) == 1 and len(missing) == sum(u in lost for u in unit)
 sys.exit(0 if j == len(dead) and whole else 1)
 PY
 
+# A complex configuration beside a real one: the same verdicts, table and
+# rows as one process; a lost complex unit counts the complex battery's
+# cases (16 per seed: smallim too).
+set -- -s dgemm -s zgemm3m --sizes 16,20 --shapes none --seeds 1
+"$MPB" grade "$@" --backend host --csv cx-one.csv --cases-csv cx-one-cases.csv >cx-one.out 2>cx-one.err ||
+    fail "one-process complex grade exited $?: $(cat cx-one.err)"
+MPBENCH_DEVICES_STANDIN=2 "$MPB" grade "$@" --devices all --csv cx-two.csv --cases-csv cx-two-cases.csv \
+    >cx-two.out 2>cx-two.err || fail "--devices all, complex: exit $?: $(cat cx-two.err)"
+cmp -s cx-one.csv cx-two.csv || fail "--devices all, complex: the verdict CSV differs from the one-process run's"
+cmp -s cx-one.out cx-two.out || fail "--devices all, complex: the printed table differs from the one-process run's"
+results cx-one-cases.csv >cx-one.res
+results cx-two-cases.csv >cx-two.res
+cmp -s cx-one.res cx-two.res || fail "--devices all, complex: cases rows differ from the one-process run's"
+rc=0
+MPBENCH_DEVICES_STANDIN=1 MPBENCH_DEVICES_STANDIN_EXIT=0:1 "$MPB" grade -s zgemm3m --sizes 16 --shapes none \
+    --seeds 2 --devices all --csv cx-dead.csv >/dev/null 2>cx-dead.err || rc=$?
+[ $rc -eq 3 ] || fail "a dead worker, complex: exit $rc, expected 3"
+grep -q '16x16x16: 32 cases lost' cx-dead.csv || fail "a dead worker, complex: not 32 cases lost: $(cat cx-dead.csv)"
+
 # Usage errors (2), and a GPU that is not there (77).
 usage() {
     want=$1

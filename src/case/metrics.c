@@ -185,9 +185,8 @@ static void tally_entry(struct tally *t, double c_hat, const struct mpb_ref_valu
                !isfinite(c_hat), u, v->absab, row_col, fro);
 }
 
-/* (|A||B|)_ij with |·| the complex modulus, in long double (its k-fold
- * rounding, about k·2^-64 relative, is invisible in ρ). */
-static long double complex_absab(const struct mpb_gemm *g, int64_t i, int64_t j)
+/* k-fold rounding in long double, about k·2^-64 relative, is invisible in ρ. */
+long double mpb_complex_absab(const struct mpb_gemm *g, int64_t i, int64_t j)
 {
     long double s = 0;
     for (int64_t l = 0; l < g->k; l++)
@@ -212,7 +211,7 @@ static void tally_complex(struct tally *t, const struct mpb_gemm *g, int64_t i, 
     long double err_re = entry_error(re, &v[0]), err_im = entry_error(im, &v[1]);
     long double c_abs = hypotl((long double)v[0].hi + v[0].lo, (long double)v[1].hi + v[1].lo);
     tally_core(t, hypotl(err_re, err_im), c_abs, re != want_re || im != want_im,
-               !isfinite(re) || !isfinite(im), u, complex_absab(g, i, j), row_col, fro);
+               !isfinite(re) || !isfinite(im), u, mpb_complex_absab(g, i, j), row_col, fro);
     t->rho_re = fmaxl(t->rho_re, ratio(err_re, u * v[0].absab));
     t->rho_im = fmaxl(t->rho_im, ratio(err_im, u * v[1].absab));
 }

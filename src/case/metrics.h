@@ -34,6 +34,9 @@ double mpb_unit_roundoff(enum mpb_target t);
 void mpb_metrics_compute(const struct mpb_gemm *g, const struct mpb_ref_entry *e,
                          const struct mpb_ref_value *v, int64_t n, struct mpb_metrics *out);
 
+/* (|A||B|)_ij of a complex problem, |·| the modulus (the denominator of its ρ_A before u). */
+long double mpb_complex_absab(const struct mpb_gemm *g, int64_t i, int64_t j);
+
 /* The best grade whose bound holds: A ρ_A ≤ 10k, B ρ_B ≤ 10k, C ρ_C ≤ 10·k^log2(12), else F. */
 char mpb_grade_of(double rho_a, double rho_b, double rho_c, int64_t k, int64_t nonfinite);
 

@@ -78,6 +78,9 @@ struct mpb_verdict {
     char first_failure[MPB_GRADE_FAILURE_LEN]; /* the first case that did not run ok, "" none */
     /* ρ_A/k, ρ_B/k, ρ_C/k^log2(12) (1/10 of each is the grade's bound) */
     struct mpb_grade_worst rho_a, rho_b, rho_c;
+    /* complex schemes: each part's ρ against its own Σ|·||·| over 2k (A also
+     * needs both ≤ 10: grade_verdict.c); value -1 for real ones */
+    struct mpb_grade_worst rho_re, rho_im;
     int64_t test1_cases, test1_nonzero;     /* nonzero (or NaN) designated zeros */
     struct mpb_grade_worst test1;           /* most nonzeros in one case */
     enum mpb_test1_class test1_class;
@@ -109,8 +112,9 @@ struct mpb_verdict {
 bool mpb_grade_run(const struct mpb_grade_config *cfg, const struct mpb_grade_options *opt,
                    struct mpb_verdict *v, char *why, size_t why_len);
 
-/* Cases of the battery per shape and seed, not counting Test 2's b sweep. */
-int mpb_grade_battery_cases(void);
+/* Cases of the battery per shape and seed for a scheme of `field` (the
+ * complex battery has smallim too), not counting Test 2's b sweep. */
+int mpb_grade_battery_cases(enum mpb_field field);
 
 /* The battery's cases for `cfg` in the order mpb_grade_run runs them, to
  * `fn` (--dry-run), without running any: the b sweep's bisection is not

@@ -83,10 +83,11 @@ static void take_in_order(struct grade_pool *gp)
     }
 }
 
-void mpb_grade_unit_lost(struct mpb_verdict *v, const struct mpb_grade_shape *shape, int seeds, const char *why)
+void mpb_grade_unit_lost(struct mpb_verdict *v, const struct mpb_grade_config *cfg,
+                         const struct mpb_grade_shape *shape, int seeds, const char *why)
 {
     char note[512];
-    int64_t cases = (int64_t)seeds * mpb_grade_battery_cases();
+    int64_t cases = (int64_t)seeds * mpb_grade_battery_cases(cfg->scheme->field);
     snprintf(note, sizeof note, "%lldx%lldx%lld: %lld cases lost: %s", (long long)shape->m, (long long)shape->n,
              (long long)shape->k, (long long)cases, why);
     mpb_verdict_init(v);
@@ -102,7 +103,7 @@ static void lose_unit(struct grade_pool *gp, int unit, const char *why)
         mpb_cli_error("grade", "out of memory for a verdict");
         exit(MPB_EXIT_RUNTIME);
     }
-    mpb_grade_unit_lost(slot->v, unit_shape(gp, unit), gp->d->seeds, why);
+    mpb_grade_unit_lost(slot->v, &gp->d->cfgs[unit / gp->d->n_shapes], unit_shape(gp, unit), gp->d->seeds, why);
     fprintf(stderr, "mpbench grade: error: %s %s\n", gp->d->cfgs[unit / gp->d->n_shapes].scheme->name,
             slot->v->lost);
     slot->done = true;

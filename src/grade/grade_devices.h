@@ -52,8 +52,10 @@ struct mpb_grade_devices {
 int mpb_grade_devices_run(struct mpb_grade_devices *d);
 
 /* A unit's partial verdict when it did not come back, or could not run:
- * the battery's cases of `shape` count as errors, `why` in the warnings. */
-void mpb_grade_unit_lost(struct mpb_verdict *v, const struct mpb_grade_shape *shape, int seeds, const char *why);
+ * the battery's cases of `cfg` at `shape` count as errors, `why` in the
+ * warnings. */
+void mpb_grade_unit_lost(struct mpb_verdict *v, const struct mpb_grade_config *cfg,
+                         const struct mpb_grade_shape *shape, int seeds, const char *why);
 
 /* Worker side: unit `unit`'s reply. */
 bool mpb_grade_send_unit(FILE *f, int unit, bool sticky, const struct mpb_verdict *v, const char *records,

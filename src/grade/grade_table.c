@@ -8,11 +8,13 @@
  * long parameter lists keep the other columns aligned. */
 #define LABEL_WIDTH 40
 
-enum { COL_LABEL, COL_GRADE, COL_A, COL_B, COL_C, COL_T1, COL_T2, COL_BSTAR, COL_T3, COL_SPECIAL, COL_INNER,
-       COL_SLOPE, N_COLS };
+enum { COL_LABEL, COL_GRADE, COL_A, COL_B, COL_C, COL_RE, COL_IM, COL_T1, COL_T2, COL_BSTAR, COL_T3, COL_SPECIAL,
+       COL_INNER, COL_SLOPE, N_COLS };
 
-static const char *const headers[N_COLS] = {"configuration", "grade", "rhoA/k", "rhoB/k", "rhoC/k^c", "test1",
-                                            "test2", "b*", "test3", "special", "inner", "slope A/B/C"};
+/* rhoRe/2k and rhoIm/2k are shown only when a configuration is complex. */
+static const char *const headers[N_COLS] = {"configuration", "grade", "rhoA/k", "rhoB/k", "rhoC/k^c", "rhoRe/2k",
+                                            "rhoIm/2k", "test1", "test2", "b*", "test3", "special", "inner",
+                                            "slope A/B/C"};
 
 void mpb_grade_label(const struct mpb_grade_config *cfg, char *buf, size_t len)
 {
@@ -41,6 +43,8 @@ static void row_cells(const struct mpb_grade_config *cfg, const struct mpb_verdi
     ratio(cells[COL_A], 256, v->rho_a.value);
     ratio(cells[COL_B], 256, v->rho_b.value);
     ratio(cells[COL_C], 256, v->rho_c.value);
+    ratio(cells[COL_RE], 256, v->rho_re.value);
+    ratio(cells[COL_IM], 256, v->rho_im.value);
     snprintf(cells[COL_T1], 256, "%s", mpb_test1_class_name(v->test1_class));
     snprintf(cells[COL_T2], 256, "%s", mpb_test2_class_name(v->test2_class));
     if (v->b_star == MPB_BSTAR_UNKNOWN)
@@ -74,13 +78,15 @@ static const char *wrap(const char *text, int width, int *len)
     return *rest == ' ' ? rest + 1 : rest;
 }
 
+/* A width of -1: the column is not shown. */
 static void print_row(FILE *f, char cells[N_COLS][256], const int *width)
 {
     int len;
     const char *rest = wrap(cells[COL_LABEL], width[COL_LABEL], &len);
     fprintf(f, "%-*.*s", width[COL_LABEL], len, cells[COL_LABEL]);
     for (int c = 1; c < N_COLS; c++)
-        fprintf(f, " %-*s", c < N_COLS - 1 ? width[c] : 0, cells[c]);
+        if (width[c] >= 0)
+            fprintf(f, " %-*s", c < N_COLS - 1 ? width[c] : 0, cells[c]);
     fputc('\n', f);
     for (const char *line = rest; *line; line = rest) {
         rest = wrap(line, width[COL_LABEL], &len);
@@ -95,10 +101,11 @@ static void print_details(FILE *f, const struct mpb_grade_config *cfg, const str
     mpb_verdict_sentence(v, sentence, sizeof sentence);
     fprintf(f, "\n%s (%lld cases, %lld ok, %lld graded):\n  %s\n", label, (long long)v->cases,
             (long long)v->cases_ok, (long long)v->cases_graded, sentence);
-    const struct mpb_grade_worst *worst[3] = {&v->rho_a, &v->rho_b, &v->rho_c};
-    for (int r = 0; r < 3; r++)
+    const struct mpb_grade_worst *worst[5] = {&v->rho_a, &v->rho_b, &v->rho_c, &v->rho_re, &v->rho_im};
+    static const char *const names[5] = {"A", "B", "C", "Re", "Im"};
+    for (int r = 0; r < 5; r++)
         if (worst[r]->where[0])
-            fprintf(f, "  worst rho_%c: mpbench run %s\n", "ABC"[r], worst[r]->where);
+            fprintf(f, "  worst rho_%s: mpbench run %s\n", names[r], worst[r]->where);
     if (v->warnings[0])
         fprintf(f, "  warning: %s\n", v->warnings);
     if (v->special_class == MPB_SPECIAL_FINITE_WRONG)
@@ -123,6 +130,11 @@ void mpb_grade_print_table(FILE *f, const struct mpb_grade_config *cfgs, const s
     }
     if (width[COL_LABEL] > LABEL_WIDTH)
         width[COL_LABEL] = LABEL_WIDTH;
+    bool complex = false;
+    for (int i = 0; i < n; i++)
+        complex |= cfgs[i].scheme->field == MPB_FIELD_COMPLEX;
+    if (!complex)
+        width[COL_RE] = width[COL_IM] = -1;
     for (int c = 0; c < N_COLS; c++)
         snprintf(cells[c], sizeof cells[c], "%s", headers[c]);
     print_row(f, cells, width);

@@ -44,6 +44,8 @@ void mpb_verdict_init(struct mpb_verdict *v)
     worst_init(&v->rho_a);
     worst_init(&v->rho_b);
     worst_init(&v->rho_c);
+    worst_init(&v->rho_re);
+    worst_init(&v->rho_im);
     worst_init(&v->test1);
     worst_init(&v->test2);
     worst_init(&v->test3);
@@ -88,17 +90,41 @@ static void slope_point(struct mpb_verdict *v, int64_t k, const double rho[3])
         v->max_rho[r][at] = fmax(v->max_rho[r][at], rho[r]);
 }
 
+/* Grade A for complex adds componentwise stability in each part. The real
+ * rule holds a dot product of length k to ρ_A ≤ 10·k. A part of a complex
+ * product is a real dot product of length 2k (Re = Σ ar·br − ai·bi,
+ * Im = Σ ar·bi + ai·br) and its ρ (metrics.h) is taken against that dot
+ * product's own Σ|·||·|, so the same rule is ρ_part ≤ 10·2k: both
+ * ρ_part/(2k) ≤ 10. A 4M GEMM computes each part as such a dot product
+ * (ρ_part ≤ 2k); 3M's Im = T3 − T1 − T2 is only normwise stable (Higham,
+ * SIMAX 13(3), 1992): its error follows Σ(|ar|+|ai|)(|br|+|bi|), far above
+ * Im's own sum when the imaginary parts are small (smallim). B and C need
+ * nothing per part: a part's error is at most the modulus's. */
+#define PART_A_BOUND 10.0
+
+static bool parts_pass_a(const struct mpb_metrics *m, int64_t k)
+{
+    return m->rho_a_re_max / (2.0 * (double)k) <= PART_A_BOUND &&
+           m->rho_a_im_max / (2.0 * (double)k) <= PART_A_BOUND; /* NaN fails */
+}
+
 void mpb_verdict_add_metrics(struct mpb_verdict *v, const struct mpb_case *c, const struct mpb_metrics *m)
 {
     int64_t k = c->k;
     if (!m->grade[0])
         return; /* not graded: non-finite inputs or an out-of-range exact C */
     v->cases_graded++;
+    bool complex = c->scheme->field == MPB_FIELD_COMPLEX;
+    char grade = complex && m->grade[0] == 'A' && !parts_pass_a(m, k) ? 'B' : m->grade[0];
     /* A ⇒ B ⇒ C (ρ_C ≤ ρ_B ≤ ρ_A, bounds non-decreasing), so the best grade
      * passed on every case is the worst per-case grade; 'A' < … < 'F'. */
-    if (v->bound_grade == '-' || m->grade[0] > v->bound_grade)
-        v->bound_grade = m->grade[0];
+    if (v->bound_grade == '-' || grade > v->bound_grade)
+        v->bound_grade = grade;
     double kd = (double)k;
+    if (complex) {
+        worst_case(&v->rho_re, m->rho_a_re_max / (2 * kd), c);
+        worst_case(&v->rho_im, m->rho_a_im_max / (2 * kd), c);
+    }
     worst_case(&v->rho_a, m->rho_a_max / kd, c);
     worst_case(&v->rho_b, m->rho_b_max / kd, c);
     worst_case(&v->rho_c, m->rho_c_max / strassen_growth(k), c);
@@ -199,6 +225,8 @@ void mpb_verdict_merge(struct mpb_verdict *dst, const struct mpb_verdict *src)
     worst_update(&dst->rho_a, src->rho_a.value, src->rho_a.where, src->rho_a.what);
     worst_update(&dst->rho_b, src->rho_b.value, src->rho_b.where, src->rho_b.what);
     worst_update(&dst->rho_c, src->rho_c.value, src->rho_c.where, src->rho_c.what);
+    worst_update(&dst->rho_re, src->rho_re.value, src->rho_re.where, src->rho_re.what);
+    worst_update(&dst->rho_im, src->rho_im.value, src->rho_im.where, src->rho_im.what);
     for (int i = 0; i < src->n_ks; i++) {
         double rho[3] = {src->max_rho[0][i], src->max_rho[1][i], src->max_rho[2][i]};
         slope_point(dst, src->ks[i], rho);
@@ -332,11 +360,24 @@ static void worst_text(char *buf, size_t len, const char *ratio, const struct mp
     snprintf(buf, len, "%s = %.3g on %s", ratio, w->value, w->what[0] ? w->what : "(no case)");
 }
 
+/* The worse part of a complex verdict, with its ratio's name; NULL for a
+ * real one. */
+static const struct mpb_grade_worst *worst_part(const struct mpb_verdict *v, const char **ratio)
+{
+    if (v->rho_re.value == -1 && v->rho_im.value == -1) /* none seen (worst_init) */
+        return NULL;
+    bool im = isnan(v->rho_im.value) || (!isnan(v->rho_re.value) && v->rho_im.value > v->rho_re.value);
+    *ratio = im ? "rho_Im/2k" : "rho_Re/2k";
+    return im ? &v->rho_im : &v->rho_re;
+}
+
 void mpb_verdict_sentence(const struct mpb_verdict *v, char *buf, size_t len)
 {
     static const char *const ratio[] = {"rho_A/k", "rho_B/k", "rho_C/k^log2(12)"};
     const struct mpb_grade_worst *worst[] = {&v->rho_a, &v->rho_b, &v->rho_c};
-    char w[384];
+    const char *part_ratio = NULL;
+    const struct mpb_grade_worst *part = worst_part(v, &part_ratio);
+    char w[384], pw[384];
     if (v->grade == '-') {
         if (v->cases_ok == 0)
             snprintf(buf, len, "no grade: no case ran (%lld error, %lld not_supported); the first: %s",
@@ -348,8 +389,24 @@ void mpb_verdict_sentence(const struct mpb_verdict *v, char *buf, size_t len)
     }
     if (v->bound_grade == 'A') {
         worst_text(w, sizeof w, ratio[0], &v->rho_a);
-        snprintf(buf, len, "A: all %lld graded cases are within A's bound (rho_A/k <= 10); the closest is %s",
-                 (long long)v->cases_graded, w);
+        if (part) {
+            worst_text(pw, sizeof pw, part_ratio, part);
+            snprintf(buf, len, "A: all %lld graded cases are within A's bound (rho_A/k <= 10, and "
+                     "rho_Re/2k, rho_Im/2k <= 10 in each part); the closest are %s and %s",
+                     (long long)v->cases_graded, w, pw);
+        } else {
+            snprintf(buf, len, "A: all %lld graded cases are within A's bound (rho_A/k <= 10); the closest is %s",
+                     (long long)v->cases_graded, w);
+        }
+        return;
+    }
+    /* A complex B whose modulus ρ_A is within A's bound everywhere failed A
+     * in a part: normwise but not componentwise stable. */
+    if (v->bound_grade == 'B' && part && v->rho_a.value <= 10) {
+        worst_text(pw, sizeof pw, part_ratio, part);
+        snprintf(buf, len, "B: %s, past A's per-part bound of 10 (componentwise unstable in that part; "
+                 "rho_A/k of the modulus is within 10)%s", pw,
+                 v->test2_class == MPB_T2_FIXED ? " (Test 2 finds it fixed-point)" : "");
         return;
     }
     /* The grade one better than the bound grade failed on the worst case of

@@ -23,8 +23,8 @@ extern const struct mpb_scheme mpb_double_strassen;
  * Non-finite inputs fall back to the naive product, as emulations do. */
 extern const struct mpb_scheme mpb_double_fixed;
 
-/* A stand-in case for hand-made observations: generator `gen` at its
- * defaults, k x k x k, seed 1, `text` as its case string. */
+/* A stand-in case for hand-made observations: the naive scheme, generator
+ * `gen` at its defaults, k x k x k, seed 1, `text` as its case string. */
 void mpb_double_case(struct mpb_case *c, const char *text, const char *gen, int64_t k);
 
 #endif

@@ -6,7 +6,10 @@
  *  - W-bit fixed point is Test 2 fixed, never A, and its b* moves by
  *    (W2 − W1)/2 between two budgets (it fails near 2b + 53 > W);
  *  - the verdict rules on hand-made observations: a harness inconsistency
- *    gives exit 1, C is kept only for a Strassen-like configuration. */
+ *    gives exit 1, C is kept only for a Strassen-like configuration;
+ *  - complex: zgemm (4M) earns A, zgemm3m (3M) B, decided by smallim's
+ *    imaginary part (componentwise unstable there, Higham 1992); A needs
+ *    each part's rho/2k <= 10 on hand-made observations. */
 #include <math.h>
 #include <stdlib.h>
 #include <stdio.h>
@@ -25,6 +28,8 @@ static void grade(const struct mpb_scheme *s, double param, struct mpb_verdict *
     struct mpb_grade_options opt = {.shapes = shapes, .n_shapes = (int)(sizeof shapes / sizeof *shapes),
                                     .seeds = 2, .ref_samples = 4096, .runner = &runner};
     struct mpb_grade_config cfg = {.scheme = s, .params = {param}};
+    if (s->n_params && isnan(param))
+        mpb_param_defaults(s->params, s->n_params, cfg.params);
     char why[256];
     CHECK(mpb_grade_run(&cfg, &opt, v, why, sizeof why), "%s: %s", s->name, why);
     printf("%-16s w=%-4g grade %c (bounds %c) rhoA/k %.3g rhoB/k %.3g rhoC/k^c %.3g test1 %s test2 %s "
@@ -226,8 +231,77 @@ static void test_sentence(void)
     expect_sentence(&v, none, 1);
 }
 
+/* The natives with host models: 4M is componentwise stable in each part,
+ * 3M only normwise (README "Complex GEMM"). */
+static void test_complex(void)
+{
+    struct mpb_verdict v;
+    char s[1024];
+    grade(mpb_scheme_find("zgemm"), NAN, &v);
+    mpb_verdict_sentence(&v, s, sizeof s);
+    printf("  %s\n", s);
+    CHECK(v.grade == 'A', "zgemm: grade %c: %s", v.grade, s);
+    CHECK(v.rho_re.value >= 0 && v.rho_re.value <= 1 && v.rho_im.value >= 0 && v.rho_im.value <= 1,
+          "zgemm: rho_Re/2k %g, rho_Im/2k %g above the rigorous 2k*u bound", v.rho_re.value, v.rho_im.value);
+    CHECK(v.test1_class == MPB_T1_CONVENTIONAL && v.test2_class == MPB_T2_FLOAT && v.test3_class == MPB_T3_FLOAT &&
+          v.inner_class == MPB_INNER_INVARIANT && v.special_class == MPB_SPECIAL_NATIVE && v.b_star >= 0,
+          "zgemm: test1 %s test2 %s test3 %s inner %s special %s b* %d", mpb_test1_class_name(v.test1_class),
+          mpb_test2_class_name(v.test2_class), mpb_test3_class_name(v.test3_class),
+          mpb_inner_class_name(v.inner_class), mpb_special_class_name(v.special_class), v.b_star);
+    CHECK(strstr(s, "rho_Re/2k, rho_Im/2k <= 10 in each part"), "zgemm: sentence '%s'", s);
+    /* 16 items (smallim too) at 4 shapes and 2 seeds, the b bisection not needed */
+    CHECK(v.cases == 16 * 4 * 2, "zgemm: %lld cases", (long long)v.cases);
+
+    grade(mpb_scheme_find("zgemm3m"), NAN, &v);
+    mpb_verdict_sentence(&v, s, sizeof s);
+    printf("  %s\n", s);
+    CHECK(v.grade == 'B' && v.rho_a.value <= 10, "zgemm3m: grade %c, rho_A/k %g: %s", v.grade, v.rho_a.value, s);
+    CHECK(v.rho_im.value > 1e3 && strstr(v.rho_im.what, "smallim ") == v.rho_im.what,
+          "zgemm3m: worst rho_Im/2k %g on %s, expected smallim's ~2^24/2k", v.rho_im.value, v.rho_im.what);
+    CHECK(strstr(s, "B: rho_Im/2k = ") == s && strstr(s, " on smallim ") && strstr(s, "past A's per-part bound of 10"),
+          "zgemm3m: sentence '%s' does not name smallim's imaginary part", s);
+    CHECK(v.test1_class == MPB_T1_CONVENTIONAL && v.test2_class == MPB_T2_FLOAT && !v.inconsistency[0],
+          "zgemm3m: test1 %s test2 %s %s", mpb_test1_class_name(v.test1_class), mpb_test2_class_name(v.test2_class),
+          v.inconsistency);
+}
+
+/* Hand-made complex observations: the modulus within A, a part past 10·2k
+ * gives B, a NaN part too; both parts within gives A. */
+static void test_complex_rule(void)
+{
+    struct mpb_case c;
+    mpb_double_case(&c, "-s fake3m", "smallim", 64);
+    c.scheme = mpb_scheme_find("zgemm3m");
+    struct mpb_metrics m = {.rho_a_max = 64, .rho_b_max = 1, .rho_c_max = 1, .rho_a_re_max = 100,
+                            .rho_a_im_max = 1281, .grade = "A"};
+    struct mpb_verdict v;
+    mpb_verdict_init(&v);
+    mpb_verdict_add_status(&v, MPB_STATUS_OK);
+    mpb_verdict_add_metrics(&v, &c, &m);
+    mpb_verdict_settle(&v);
+    CHECK(v.grade == 'B' && fabs(v.rho_im.value - 1281.0 / 128) < 1e-12, "im 1281 at k 64: grade %c, rho_Im/2k %g",
+          v.grade, v.rho_im.value);
+    static const char *const b[] = {"B: rho_Im/2k = 10 on smallim", "past A's per-part bound of 10"};
+    expect_sentence(&v, b, 2);
+
+    m.rho_a_im_max = 1280; /* exactly 10·2k: passes */
+    mpb_verdict_init(&v);
+    mpb_verdict_add_metrics(&v, &c, &m);
+    mpb_verdict_settle(&v);
+    CHECK(v.grade == 'A', "im 1280 at k 64: grade %c", v.grade);
+
+    m.rho_a_re_max = NAN;
+    mpb_verdict_init(&v);
+    mpb_verdict_add_metrics(&v, &c, &m);
+    mpb_verdict_settle(&v);
+    CHECK(v.grade == 'B' && isnan(v.rho_re.value), "NaN real part: grade %c", v.grade);
+    static const char *const nan_part[] = {"B: rho_Re/2k = nan on smallim"};
+    expect_sentence(&v, nan_part, 1);
+}
+
 int main(void)
 {
+    test_complex_rule();
     test_slope();
     test_sentence();
     test_inconsistency();
@@ -235,5 +309,6 @@ int main(void)
     test_naive();
     test_strassen();
     test_fixed();
+    test_complex();
     return check_report("test_grade");
 }

@@ -4,7 +4,8 @@
  * shape, and the same cases in the same order. On the host backend, for
  * schemes of different behaviour: a naive fp64 GEMM (A), W-bit fixed point
  * (Test 2 fixed, a b* per square shape), one-level Strassen (C), sgemm
- * (fp32) and fp16 (overflow: NaN worst values, inner scaling changed).
+ * (fp32), fp16 (overflow: NaN worst values, inner scaling changed) and
+ * zgemm3m (complex: the per-part worst values, B).
  * Then ties by hand: the first seen worst value and b* stay. */
 #include <math.h>
 #include <stdlib.h>
@@ -75,6 +76,8 @@ static const char *verdict_difference(const struct mpb_verdict *a, const struct 
     SAME_WORST(rho_a);
     SAME_WORST(rho_b);
     SAME_WORST(rho_c);
+    SAME_WORST(rho_re);
+    SAME_WORST(rho_im);
     SAME(test1_cases);
     SAME(test1_nonzero);
     SAME_WORST(test1);
@@ -192,5 +195,6 @@ int main(void)
     check_merge(&mpb_double_strassen, 0);
     check_merge(mpb_scheme_find("sgemm"), NAN);
     check_merge(mpb_scheme_find("fp16"), NAN);
+    check_merge(mpb_scheme_find("zgemm3m"), NAN);
     return check_report("test_grade_merge");
 }
