@@ -29,6 +29,7 @@
 
 #include "cuda_check.h"
 #include "common/crt_residues.cuh"
+#include "ozaki2/ozaki2_passes.cuh"
 
 struct oz2c_state {
     int n_moduli;
@@ -48,19 +49,6 @@ struct oz2c_state {
     unsigned long long *urow, *ucol; /* accurate: row/column maxima of U */
     int *mu, *nu;                   /* scales (MPB_OZ2_NONFINITE: NaN output) */
 };
-
-static const unsigned threads = 256;
-static const unsigned max_grid_y = 65535;
-
-static unsigned blocks_for(int64_t count, unsigned per_block)
-{
-    return (unsigned)((count + per_block - 1) / per_block);
-}
-
-static unsigned grid_y(int64_t count)
-{
-    return (unsigned)(count < 1 ? 1 : count < max_grid_y ? count : max_grid_y);
-}
 
 /* Row statistics of A (column-major, complex interleaved: threads run along
  * i): each thread folds a chunk of 64 columns into an atomic per row.
@@ -101,22 +89,6 @@ static __global__ void oz2c_row_sumsq(const T *a, int64_t m, int64_t k, const un
             }
         atomicAdd(&asq[i], s);
     }
-}
-
-static __device__ unsigned long long warp_max(unsigned long long v)
-{
-    for (int off = 16; off; off >>= 1) {
-        unsigned long long o = __shfl_xor_sync(0xFFFFFFFFu, v, off);
-        v = o > v ? o : v;
-    }
-    return v;
-}
-
-static __device__ unsigned long long warp_sum(unsigned long long v)
-{
-    for (int off = 16; off; off >>= 1)
-        v += __shfl_xor_sync(0xFFFFFFFFu, v, off);
-    return v;
 }
 
 /* Column statistics of B: one warp per column, whose two parts are 2k
@@ -296,43 +268,6 @@ static __global__ void __launch_bounds__(256) oz2c_split_b(const T *b, int64_t k
     }
 }
 
-/* Row and column maxima of U = Ā·B̄ (accurate mode; U ≥ 0, INT32 from one
- * GEMM or 64-bit chunk sums): threads along i, each over 32 columns;
- * columns reduced per warp. */
-template <typename U>
-static __global__ void oz2c_u_max(const U *u, int64_t m, int64_t n, unsigned long long *urow,
-                                  unsigned long long *ucol)
-{
-    int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    for (int64_t j0 = (int64_t)blockIdx.y * 32; j0 < n; j0 += (int64_t)gridDim.y * 32) {
-        unsigned long long rmax = 0;
-        for (int64_t j = j0; j < j0 + 32 && j < n; j++) {
-            unsigned long long v = i < m ? (unsigned long long)u[i + j * m] : 0ull;
-            rmax = v > rmax ? v : rmax;
-            unsigned long long c = warp_max(v);
-            if ((threadIdx.x & 31) == 0 && c)
-                atomicMax(&ucol[j], c);
-        }
-        if (i < m && rmax)
-            atomicMax(&urow[i], rmax);
-    }
-}
-
-/* Grid of the element-wise passes below (grid-stride). */
-static unsigned plane_grid(int64_t count)
-{
-    unsigned b = blocks_for(count, threads);
-    return b < 1 ? 1 : b > 132 * 16 ? 132 * 16 : b;
-}
-
-/* Accurate mode, k split: u += the chunk's INT32 U (first: u = it). */
-static __global__ void oz2c_u_add(unsigned long long *u, const int32_t *chunk, int64_t count, bool first)
-{
-    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
-         p += (int64_t)gridDim.x * blockDim.x)
-        u[p] = (first ? 0ull : u[p]) + (unsigned long long)(uint32_t)chunk[p];
-}
-
 /* k split: the `planes` product planes of a later chunk folded into those
  * of the sums so far, modulo 2·m_t of their modulus t = plane / G. */
 static __global__ void oz2c_fold(int32_t *acc, const int32_t *x, int64_t mn, int planes, int products)
@@ -464,15 +399,15 @@ static enum mpb_status oz2c_split(struct mpb_cuda_env *env, struct oz2c_state *s
                 if (gs != MPB_STATUS_OK)
                     return gs;
                 if (s->chunks > 1) {
-                    oz2c_u_add<<<plane_grid(m * n), threads, 0, st>>>(u64, later, m * n, c == 0);
+                    oz2_u_add<<<plane_grid(m * n), threads, 0, st>>>(u64, later, m * n, c == 0);
                     MPB_LAUNCH_CHECK(env);
                 }
             }
             dim3 u_grid(blocks_for(m, threads), grid_y(blocks_for(n, 32)));
             if (s->chunks > 1)
-                oz2c_u_max<unsigned long long><<<u_grid, threads, 0, st>>>(u64, m, n, s->urow, s->ucol);
+                oz2_u_max<unsigned long long><<<u_grid, threads, 0, st>>>(u64, m, n, s->urow, s->ucol);
             else
-                oz2c_u_max<int32_t><<<u_grid, threads, 0, st>>>(s->c32, m, n, s->urow, s->ucol);
+                oz2_u_max<int32_t><<<u_grid, threads, 0, st>>>(s->c32, m, n, s->urow, s->ucol);
             MPB_LAUNCH_CHECK(env);
         }
     } else {
