@@ -97,6 +97,11 @@ void mpb_oz2_auto_note(const struct mpb_oz2_auto *c, char *buf, size_t len);
  * [MPB_OZ2_MIN_MODULI, MPB_OZ2_MAX_MODULI]. */
 bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab);
 
+/* Accurate mode's statistic on the host: the row and column maxima of the
+ * exact U = Ā·B̄ from digit rows da (m×k) and db (n×k), k-contiguous. */
+void mpb_oz2_u_maxima(const int8_t *da, const int8_t *db, int64_t m, int64_t n, int64_t k, uint64_t *rmax,
+                      uint64_t *cmax);
+
 /* INT8 GEMM output tiles: nblock columns and mblock rows each (0 = auto:
  * all rows, columns in blocks of 4096 above 4096: mpb_int8_block_cols). */
 int64_t mpb_oz2_block_cols(const double *params, int64_t n);

@@ -70,16 +70,7 @@ static bool u_maxima(const struct operand *a, const struct operand *b, const uin
     int8_t *db = da + m * k;
     digits(a, amax, da);
     digits(b, bmax, db);
-    memset(rmax, 0, sizeof *rmax * (size_t)m);
-    memset(cmax, 0, sizeof *cmax * (size_t)n);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            uint64_t u = 0;
-            for (int64_t l = 0; l < k; l++)
-                u += (uint64_t)(da[i * k + l] * db[j * k + l]);
-            rmax[i] = u > rmax[i] ? u : rmax[i];
-            cmax[j] = u > cmax[j] ? u : cmax[j];
-        }
+    mpb_oz2_u_maxima(da, db, m, n, k, rmax, cmax);
     free(da);
     return true;
 }

@@ -60,6 +60,21 @@ static void vec_digit_sums(const struct operand *o, const uint64_t *max, uint64_
     }
 }
 
+void mpb_oz2_u_maxima(const int8_t *da, const int8_t *db, int64_t m, int64_t n, int64_t k, uint64_t *rmax,
+                      uint64_t *cmax)
+{
+    memset(rmax, 0, sizeof *rmax * (size_t)m);
+    memset(cmax, 0, sizeof *cmax * (size_t)n);
+    for (int64_t j = 0; j < n; j++)
+        for (int64_t i = 0; i < m; i++) {
+            uint64_t u = 0;
+            for (int64_t l = 0; l < k; l++)
+                u += (uint64_t)(da[i * k + l] * db[j * k + l]);
+            rmax[i] = u > rmax[i] ? u : rmax[i];
+            cmax[j] = u > cmax[j] ? u : cmax[j];
+        }
+}
+
 /* U = Ā·B̄ (exact, < k·2^12: 64-bit sums) and its row and column maxima
  * (accurate mode's statistic). */
 static bool u_maxima(const struct operand *a, const struct operand *b, const uint64_t *amax,
@@ -79,16 +94,7 @@ static bool u_maxima(const struct operand *a, const struct operand *b, const uin
         for (int64_t l = 0; l < k && mpb_oz2_abs_bits_finite(bmax[j]); l++)
             db[j * k + l] = (int8_t)mpb_oz2_digit_up(op_elem(b, j, l), mpb_oz2_exponent(bmax[j]),
                                                      MPB_OZ2_BOUND_DIGIT_BITS);
-    memset(rmax, 0, sizeof *rmax * (size_t)m);
-    memset(cmax, 0, sizeof *cmax * (size_t)n);
-    for (int64_t j = 0; j < n; j++)
-        for (int64_t i = 0; i < m; i++) {
-            uint64_t u = 0;
-            for (int64_t l = 0; l < k; l++)
-                u += (uint64_t)(da[i * k + l] * db[j * k + l]);
-            rmax[i] = u > rmax[i] ? u : rmax[i];
-            cmax[j] = u > cmax[j] ? u : cmax[j];
-        }
+    mpb_oz2_u_maxima(da, db, m, n, k, rmax, cmax);
     free(da);
     free(db);
     return true;
