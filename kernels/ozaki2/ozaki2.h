@@ -99,6 +99,13 @@ bool mpb_oz2_crt_init(int n, struct mpb_oz2_crt *tab);
 
 /* Accurate mode's statistic on the host: the row and column maxima of the
  * exact U = Ā·B̄ from digit rows da (m×k) and db (n×k), k-contiguous. */
+/* c ≡ x·y (mod 2·m_t) for the CRT (mpb_crt_digit reads nothing more), as
+ * the host models compute an INT8 GEMM's entry: one exact INT32 sum per
+ * chunk of `len` terms along k (what one INT8 GEMM returns), the chunks
+ * folded in order as the CUDA paths fold them (mpb_crt_fold); one chunk:
+ * the INT32 sum itself. */
+int32_t mpb_oz2_residue_dot(const int8_t *x, const int8_t *y, int64_t k, int64_t len, int64_t chunks, int t);
+
 void mpb_oz2_u_maxima(const int8_t *da, const int8_t *db, int64_t m, int64_t n, int64_t k, uint64_t *rmax,
                       uint64_t *cmax);
 

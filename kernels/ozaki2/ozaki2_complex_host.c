@@ -108,22 +108,6 @@ static void residues(const struct operand *o, const int *mu, int n_moduli, int p
         }
 }
 
-/* c ≡ x·y (mod 2·m_t), all the digit of the CRT reads: one exact INT32 sum
- * per chunk of `len` terms along k (what one INT8 GEMM returns), the chunks
- * folded in order as ozaki2_complex.cu folds them (mpb_crt_fold); one
- * chunk: the INT32 sum itself. */
-static int32_t residue_dot(const int8_t *x, const int8_t *y, int64_t k, int64_t len, int64_t chunks, int t)
-{
-    int32_t acc = 0;
-    for (int64_t c = 0; c < chunks; c++) {
-        int32_t s = 0;
-        for (int64_t l = c * len; l < k && l < (c + 1) * len; l++)
-            s += (int32_t)x[l] * y[l];
-        acc = c == 0 ? s : mpb_crt_fold(acc, s, t);
-    }
-    return acc;
-}
-
 enum mpb_status mpb_ozaki2_complex_host(const struct mpb_gemm *g, const double *params,
                                         struct mpb_scheme_info *info)
 {
@@ -185,7 +169,7 @@ enum mpb_status mpb_ozaki2_complex_host_chunked(const struct mpb_gemm *g, const 
             for (int64_t j = 0; j < n; j++)
                 for (int64_t i = 0; i < m; i++)
                     c32[(size_t)(t * products + p) * mn + (size_t)(i + j * m)] =
-                        residue_dot(x + i * k, y + j * k, k, len, chunks, t);
+                        mpb_oz2_residue_dot(x + i * k, y + j * k, k, len, chunks, t);
         }
     /* Step 3's combination and step 4 */
     for (int64_t j = 0; j < n; j++)

@@ -183,12 +183,7 @@ static void residues(const struct operand *o, const int *mu, int n_moduli, int8_
         }
 }
 
-/* c ≡ x·y (mod 2·m_t) for the CRT (mpb_crt_digit reads nothing more):
- * one exact INT32 sum per chunk of `len` terms along k (what one INT8 GEMM
- * returns), the chunks folded in order as ozaki2.cu folds them; one chunk:
- * the INT32 sum itself. */
-static int32_t residue_dot(const int8_t *x, const int8_t *y, int64_t k, int64_t len, int64_t chunks,
-                           int t)
+int32_t mpb_oz2_residue_dot(const int8_t *x, const int8_t *y, int64_t k, int64_t len, int64_t chunks, int t)
 {
     int32_t acc = 0;
     for (int64_t c = 0; c < chunks; c++) {
@@ -264,7 +259,7 @@ enum mpb_status mpb_ozaki2_host_chunked(const struct mpb_gemm *g, const double *
                 const int8_t *x = ra + ((size_t)t * (size_t)m + (size_t)i) * (size_t)k;
                 const int8_t *y = rb + ((size_t)t * (size_t)n + (size_t)j) * (size_t)k;
                 c32[(size_t)t * (size_t)(m * n) + (size_t)(i + j * m)] =
-                    residue_dot(x, y, k, len, chunks, t);
+                    mpb_oz2_residue_dot(x, y, k, len, chunks, t);
             }
     for (int64_t j = 0; j < n; j++)
         for (int64_t i = 0; i < m; i++) {
