@@ -21,6 +21,7 @@
 #include "record/outpath.h"
 #include "record/row_check.h"
 #include "record/summary.h"
+#include "mpb_stop.h"
 
 static void join_tags(const struct mpb_plan *plan, char *buf, size_t len)
 {
@@ -192,7 +193,7 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
     bool io_failed = false;
     struct timespec t0, t;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < st->n_cases && !m->interrupted && !io_failed; i++) {
+    for (int i = 0; i < st->n_cases && !m->interrupted && !io_failed && !mpb_stop_requested(); i++) {
         const struct mpb_case *c = &st->cases[i];
         if (c->index % plan->shard_count != plan->shard_index || mpb_csv_has_case(st->csv, c->id))
             continue;
@@ -220,6 +221,13 @@ static int sweep(struct run_state *st, const struct mpb_runner *runner, const st
         mpb_cli_error("run", "the CUDA context failed (%s); %d cases were not run. The CSV keeps every "
                       "row written; rerun with --resume to finish", mpb_cuda_last_error(st->env),
                       todo - m->cases_run);
+    const int sig = mpb_stop_requested();
+    if (sig && !m->interrupted && m->cases_run < todo) {
+        m->interrupted = true;
+        mpb_cli_error("run", "stopped by %s; %d cases were not run. The CSV keeps every row written; rerun "
+                      "with --resume to finish", mpb_stop_name(sig), todo - m->cases_run);
+        return 128 + sig;
+    }
     return finish_exit_code(m, io_failed);
 }
 
@@ -406,6 +414,8 @@ static int run_plan(struct run_state *st, int argc, char **argv)
         if (exit_code == MPB_EXIT_OK)
             exit_code = finish_exit_code(m, io_failed);
     } else {
+        if (mpb_stop_install("run") != 0)
+            mpb_cli_error("run", "cannot catch SIGINT and SIGTERM (%m): a signal will stop the sweep at once");
         exit_code = sweep(st, &runner, &ctx);
     }
     mpb_utc_now(m->finished_utc, sizeof m->finished_utc);

@@ -21,7 +21,7 @@ struct mpb_run_meta {
     char started_utc[32], finished_utc[32];
     int cases_total, cases_this_shard, cases_resumed, cases_run;
     int status_counts[MPB_STATUS_SKIPPED + 1];
-    bool interrupted;                  /* a sticky error ended the sweep early */
+    bool interrupted;                  /* a sticky error or a stop signal (mpb_stop.h) ended the sweep early */
 };
 
 /* Earlier runs' entries of an existing sidecar (for --resume), or "" when there
