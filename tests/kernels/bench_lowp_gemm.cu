@@ -31,7 +31,8 @@
  * per launch without and with the 2-CTA cluster (`engine_int8_c1`, `_c2`),
  * and 15 products of their own operands in one launch (Ozaki-II's products
  * at DGEMM accuracy) with INT32 C (`engine_int8_x15`) and with residues
- * (`engine_int8_x15_mod`, moduli 255, 253, ...), tops counting every
+ * (`engine_int8_x15_mod`, moduli 255, 253, ...; `_mod_c2` with the
+ * cluster: what Ozaki-II's gemm=engine would gain from it), tops counting every
  * product's 2n^3. Same output format; the plans are described on stderr.
  *
  * bench_lowp_gemm --stages [N...] is the pipeline-depth ablation
@@ -82,12 +83,13 @@ static void die_blas(cublasStatus_t s, const char *call, int line)
 enum bench_path {
     PATH_INT8_TN, PATH_INT8_NN, PATH_FP16, PATH_BF16, PATH_TF32, PATH_DGEMM,
     PATH_ENGINE_FP16, PATH_ENGINE_BF16, PATH_ENGINE_TF32,
-    PATH_ENGINE_INT8_C1, PATH_ENGINE_INT8_C2, PATH_ENGINE_INT8_X15, PATH_ENGINE_INT8_X15_MOD
+    PATH_ENGINE_INT8_C1, PATH_ENGINE_INT8_C2, PATH_ENGINE_INT8_X15, PATH_ENGINE_INT8_X15_MOD,
+    PATH_ENGINE_INT8_X15_MOD_C2
 };
 static const char *const path_names[] = {"int8_tn", "int8_nn", "fp16", "bf16", "tf32", "dgemm",
                                          "engine_fp16", "engine_bf16", "engine_tf32",
                                          "engine_int8_c1", "engine_int8_c2", "engine_int8_x15",
-                                         "engine_int8_x15_mod"};
+                                         "engine_int8_x15_mod", "engine_int8_x15_mod_c2"};
 
 #define BENCH_I8_BATCH 15
 
@@ -101,7 +103,9 @@ struct bench {
 
 static int i8_products(enum bench_path path)
 {
-    return path == PATH_ENGINE_INT8_X15 || path == PATH_ENGINE_INT8_X15_MOD ? BENCH_I8_BATCH : 1;
+    return path == PATH_ENGINE_INT8_X15 || path == PATH_ENGINE_INT8_X15_MOD || path == PATH_ENGINE_INT8_X15_MOD_C2
+               ? BENCH_I8_BATCH
+               : 1;
 }
 
 /* One call of `path` on n×n operands, B and C split into `blocks` column blocks. */
@@ -149,6 +153,7 @@ static void bench_call(const struct bench *x, enum bench_path path, int n, int b
         case PATH_ENGINE_INT8_C2:
         case PATH_ENGINE_INT8_X15:
         case PATH_ENGINE_INT8_X15_MOD:
+        case PATH_ENGINE_INT8_X15_MOD_C2:
             RT((cudaError_t)tc_i8_plan_launch(x->i8_plan, 0));
             break;
         }
@@ -177,7 +182,8 @@ __global__ static void bench_fill(void *p, size_t count, enum bench_path path, u
         case PATH_ENGINE_INT8_C1:
         case PATH_ENGINE_INT8_C2:
         case PATH_ENGINE_INT8_X15:
-        case PATH_ENGINE_INT8_X15_MOD: ((signed char *)p)[i] = (signed char)(u * 127.0); break;
+        case PATH_ENGINE_INT8_X15_MOD:
+        case PATH_ENGINE_INT8_X15_MOD_C2: ((signed char *)p)[i] = (signed char)(u * 127.0); break;
         case PATH_FP16: ((__half *)p)[i] = __double2half(u); break;
         case PATH_BF16: ((__nv_bfloat16 *)p)[i] = __double2bfloat16(u); break;
         case PATH_TF32:
@@ -264,7 +270,8 @@ static bool make_plan(struct bench *x, enum bench_path path, int n, int planes, 
  * false (said) when the engine cannot run here. */
 static bool make_i8_plan(struct bench *x, enum bench_path path, int n)
 {
-    const int gemms = i8_products(path), residues = path == PATH_ENGINE_INT8_X15_MOD;
+    const int gemms = i8_products(path),
+              residues = path == PATH_ENGINE_INT8_X15_MOD || path == PATH_ENGINE_INT8_X15_MOD_C2;
     const size_t plane = (size_t)n * n;
     RT(cudaMalloc(&x->i8_a, plane * gemms));
     RT(cudaMalloc(&x->i8_b, plane * gemms));
@@ -275,7 +282,7 @@ static bool make_i8_plan(struct bench *x, enum bench_path path, int n)
     struct tc_i8_args g = {};
     g.m = g.n = g.k = g.ld = g.ldc = n;
     g.n_gemms = gemms;
-    g.cluster = path == PATH_ENGINE_INT8_C1 ? 1 : path == PATH_ENGINE_INT8_C2 ? 2 : 0;
+    g.cluster = path == PATH_ENGINE_INT8_C1 ? 1 : path == PATH_ENGINE_INT8_C2 || path == PATH_ENGINE_INT8_X15_MOD_C2 ? 2 : 0;
     for (int t = 0; t < gemms; t++) {
         g.gemms[t].a = (const int8_t *)x->i8_a + t * plane;
         g.gemms[t].b = (const int8_t *)x->i8_b + t * plane;
@@ -307,7 +314,8 @@ static void bench_int8(struct bench *x, const int *sizes, int n_sizes)
 {
     printf("path,n,blocks,warm,ms_median,tops\n");
     static const enum bench_path paths[] = {PATH_INT8_TN, PATH_ENGINE_INT8_C1, PATH_ENGINE_INT8_C2,
-                                            PATH_ENGINE_INT8_X15, PATH_ENGINE_INT8_X15_MOD};
+                                            PATH_ENGINE_INT8_X15, PATH_ENGINE_INT8_X15_MOD,
+                                            PATH_ENGINE_INT8_X15_MOD_C2};
     for (int i = 0; i < n_sizes; i++) {
         const int n = sizes[i];
         for (size_t q = 0; q < sizeof paths / sizeof *paths; q++) {
