@@ -12,7 +12,8 @@
 
 #include "sha256.h"
 
-const char *const mpb_gen_files_keys[] = {"a", "b", "c", "a_sha256", "b_sha256", "c_sha256", NULL};
+const char *const mpb_gen_files_keys[] = {"a", "b", "c", "a_sha256", "b_sha256", "c_sha256", "trace", "call", NULL};
+enum { KEY_TRACE = 2 * MPB_FILE_COUNT, KEY_CALL };
 
 static const char *const operand_names[MPB_FILE_COUNT] = {"a", "b", "c"};
 
@@ -24,12 +25,20 @@ bool mpb_gen_files_arg(struct mpb_gen_files *fs, const char *key, const char *va
             which = i;
     if (which < 0) {
         snprintf(why, why_len, "no key '%s' (it takes a=PATH, b=PATH, c=PATH, a_sha256=HEX, b_sha256=HEX, "
-                 "c_sha256=HEX)", key);
+                 "c_sha256=HEX, trace=PATH, call=N)", key);
         return false;
     }
     struct mpb_gen_file *f = &fs->f[which % MPB_FILE_COUNT];
     size_t len = strlen(value);
-    if (which >= MPB_FILE_COUNT) {
+    if (which == KEY_CALL) {
+        if (len < 1 || len >= sizeof fs->call || strspn(value, "0123456789") != len) {
+            snprintf(why, why_len, "call '%s': expected a call index (digits)", value);
+            return false;
+        }
+        memcpy(fs->call, value, len + 1);
+        return true;
+    }
+    if (which >= MPB_FILE_COUNT && which < KEY_TRACE) {
         if (len < 1 || len > 64 || strspn(value, "0123456789abcdefABCDEF") != len) {
             snprintf(why, why_len, "%s '%s': expected 1 to 64 hex digits (the start of the file's SHA-256, as "
                      "sha256sum prints it)", key, value);
@@ -51,7 +60,7 @@ bool mpb_gen_files_arg(struct mpb_gen_files *fs, const char *key, const char *va
                  "or a link", key, MPB_FILE_PATH_MAX, len);
         return false;
     }
-    memcpy(f->path, value, len + 1);
+    memcpy(which == KEY_TRACE ? fs->trace : f->path, value, len + 1);
     return true;
 }
 
@@ -237,6 +246,13 @@ static size_t format_files(const struct mpb_gen_files *fs, bool as_args, char *b
         int w = snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, "%s%s=%s%s%s_sha256=%.*s",
                          sep, operand_names[i], fs->f[i].path, as_args ? " -a " : " ", operand_names[i],
                          MPB_FILE_SHA_DIGITS, fs->f[i].sha);
+        used += w > 0 ? (size_t)w : 0;
+    }
+    for (int i = KEY_TRACE; i <= KEY_CALL; i++) {
+        const char *v = i == KEY_TRACE ? fs->trace : fs->call;
+        int w = *v ? snprintf(buf + (used < len ? used : len), used < len ? len - used : 0, "%s%s=%s",
+                              as_args ? " -a " : " ", mpb_gen_files_keys[i], v)
+                   : 0;
         used += w > 0 ? (size_t)w : 0;
     }
     return used;

@@ -37,14 +37,20 @@ struct mpb_gen_file {
 
 struct mpb_gen_files {
     struct mpb_gen_file f[MPB_FILE_COUNT];
+    /* Where the files came from, carried into gen_params and the case
+     * string and not read: a hook trace's folder and call (mpbench replay
+     * writes them); "": not given. */
+    char trace[MPB_FILE_PATH_MAX + 1];
+    char call[21];
     bool loaded;
 };
 
 /* The keys -a takes after -g file, NULL-terminated, for help and errors. */
 extern const char *const mpb_gen_files_keys[];
 
-/* -a KEY=VALUE: a, b, c (a path, taken as typed: no comma list) or
- * a_sha256, b_sha256, c_sha256 (1 to 64 hex digits). false with why. */
+/* -a KEY=VALUE: a, b, c (a path, taken as typed: no comma list),
+ * a_sha256, b_sha256, c_sha256 (1 to 64 hex digits), or the labels trace
+ * (a path) and call (a call index, digits). false with why. */
 bool mpb_gen_files_arg(struct mpb_gen_files *fs, const char *key, const char *value, char *why, size_t why_len);
 
 /* Read and check the files: a and b given, each a regular file in one of
@@ -65,8 +71,8 @@ void mpb_gen_files_shape(const struct mpb_gen_files *fs, int64_t *m, int64_t *n,
 bool mpb_gen_files_fit(const struct mpb_gen_files *fs, enum mpb_target target, enum mpb_field field,
                        char *why, size_t why_len);
 
-/* "a=PATH a_sha256=HEX b=PATH b_sha256=HEX [c=PATH c_sha256=HEX]" (the
- * gen_params cell), and the same as " -a a=PATH -a a_sha256=HEX ..." (the
+/* "a=PATH a_sha256=HEX b=PATH b_sha256=HEX [c=PATH c_sha256=HEX]
+ * [trace=PATH call=N]" (the gen_params cell), and the same as " -a a=PATH -a a_sha256=HEX ..." (the
  * case string). Return the length they would have. */
 size_t mpb_gen_files_params(const struct mpb_gen_files *fs, char *buf, size_t len);
 size_t mpb_gen_files_case_args(const struct mpb_gen_files *fs, char *buf, size_t len);

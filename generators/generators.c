@@ -361,7 +361,8 @@ static const struct mpb_generator gen_file = {
     .help = "A and B (and a C, checked only) from files: -a a=PATH -a b=PATH [-a c=PATH], each .npy "
             "(float64, float32, complex128, complex64; C or Fortran order) or Matrix Market 'array' "
             "(real, complex; general); the shape is the files'; -a a_sha256=HEX (b_, c_) refuses a file "
-            "whose SHA-256 does not begin with HEX (README \"Grading your own matrices\")",
+            "whose SHA-256 does not begin with HEX; -a trace=PATH -a call=N label a hook trace's call (mpbench "
+            "replay) (README \"Grading your own matrices\")",
     .from_files = true,
 };
 

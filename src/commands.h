@@ -11,5 +11,6 @@ int mpb_cmd_grade(int argc, char **argv);
 int mpb_cmd_probe(int argc, char **argv);
 int mpb_cmd_merge(int argc, char **argv);
 int mpb_cmd_env(int argc, char **argv);
+int mpb_cmd_replay(int argc, char **argv);
 
 #endif

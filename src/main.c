@@ -23,6 +23,8 @@ static void usage(FILE *f)
           "  grade      grade schemes on the Demmel battery: verdict table (mpbench grade --help)\n"
           "  gate       compare a candidate results CSV with a baseline (mpbench gate --help)\n"
           "  merge      merge the shard CSVs of one sweep into one (mpbench merge --help)\n"
+          "  replay     run a program's recorded GEMMs (libmpbench_hook.so's trace) through\n"
+          "             schemes, graded, with the application's summary (mpbench replay --help)\n"
           "  probe      what the tensor cores compute on this GPU: a model fitted bit for bit,\n"
           "             with the evidence (mpbench probe --help)\n"
           "  env        print the GPUs, driver, libraries, build and host (mpbench env --help)\n"
@@ -66,6 +68,7 @@ static const struct command {
     {"probe", mpb_cmd_probe, NULL},
     {"merge", mpb_cmd_merge, NULL},
     {"env", mpb_cmd_env, NULL},
+    {"replay", mpb_cmd_replay, (const char *const[]){"--tag", NULL}},
     {"rank", mpb_multi_part, NULL}, /* hidden: a part of a case over several GPUs (src/case/multi.h) */
     {"version", version, NULL},
     {"--version", version, NULL},

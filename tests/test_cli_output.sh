@@ -73,6 +73,7 @@ if [ -w /dev/full ]; then
     full tune $tune --threshold E1
     full gate --baseline base.csv --candidate base.csv
     full merge --help
+    full replay --help
     full selftest --help
 else
     echo "test_cli_output: no writable /dev/full here: the stdout checks are skipped"

@@ -41,7 +41,7 @@ roots_of() {
 }
 
 # The program's rooms, and the rooms each may include besides its own.
-program_rooms="schemes case record cli workers grade gate tune"
+program_rooms="schemes case record cli workers grade gate tune hook replay"
 rooms_below() {
     case $1 in
     schemes) echo "" ;;
@@ -52,6 +52,8 @@ rooms_below() {
     grade) echo "workers cli record case schemes" ;;
     gate) echo "cli record case schemes" ;;
     tune) echo "cli record case schemes" ;;
+    hook) echo "record case schemes" ;;
+    replay) echo "hook record case schemes" ;;
     top) echo "$program_rooms" ;;
     esac
 }

@@ -8,13 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "case/plan.h"
+#include "npy_write.h"
 #include "reference.h"
 #include "case/runner.h"
-
-/* Write one array as NPY version 1.0: `descr` is "<f8", "<f4" or "<i8";
- * a column-major rows×cols array (fortran_order True), or a vector when
- * cols is 0. */
-bool mpb_npy_write(const char *path, const char *descr, const void *data, int64_t rows, int64_t cols);
 
 /* DIR is a folder (created when missing) that a file can be created in:
  * checked before the first case. False with a reason naming DIR. */
