@@ -2,6 +2,7 @@
 """Markdown tables of an emulation benchmark (results/h200/fp64-emulation/README.md).
 
 Usage: /usr/bin/python3 scripts/emulation_table.py RESULTS.csv LOWP.csv
+       /usr/bin/python3 scripts/emulation_table.py --energy RESULTS.csv
 
 RESULTS.csv is an mpbench run CSV holding the native GEMM of the target
 (dgemm or sgemm) beside the emulation schemes, measured in the same run;
@@ -16,6 +17,11 @@ one-call and column-blocked timings). bench_lowp_gemm times each GEMM
 after a short warm-up (`burst`) and after 300 ms of calls (`sustained`, the
 state a scheme's GEMMs run in); the table gives the efficiency against
 both, sustained first (LOWP.csv files without the `warm` column: burst only).
+
+--energy: per case, the native GEMM and every scheme at native accuracy
+(err_fro_rel <= the native's on the same case), most GFLOP/s per watt first:
+board power, joules per call, GFLOP/s per W and its ratio to the native's
+(the CSV's power_w, joules_per_call, gflops_per_w; rows without them left out).
 """
 
 import csv
@@ -53,8 +59,46 @@ def number(text):
         return float('nan')
 
 
+def cases(rows):
+    """{(target, gen_params, n): rows} in table order, and each case's native row."""
+    native = {}
+    for r in rows:
+        if r['scheme'] == NATIVE.get(r['target']):
+            native[(r['target'], r['gen_params'], r['m'], r['n'], r['k'])] = r
+    by_case = defaultdict(list)
+    for r in rows:
+        by_case[(r['target'], r['gen_params'], r['n'])].append(r)
+    ordered = sorted(by_case.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1]))
+    return [(key, group, native.get((key[0], key[1], group[0]['m'], key[2], group[0]['k'])))
+            for key, group in ordered]
+
+
+def energy_table(rows):
+    print('| n | data | scheme | params | × native | err_fro_rel (native) | W | J per call '
+          '| GFLOP/s per W | × native GFLOP/s per W |')
+    print('|---|---|---|---|---|---|---|---|---|---|')
+    for (_, gp, n), group, nat in cases(rows):
+        if not nat or not nat['gflops_per_w']:
+            continue
+        limit = number(nat['err_fro_rel'])
+        fit = [r for r in group if r['gflops_per_w'] and number(r['err_fro_rel']) <= limit]
+        for r in sorted(fit, key=lambda r: -number(r['gflops_per_w'])):
+            ratio = number(nat['time_ms_median']) / number(r['time_ms_median'])
+            nat_err = f" ({limit:.1e})" if r is not nat else ''
+            joules = number(r['joules_per_call'])
+            places = 0 if joules >= 100 else 1 if joules >= 10 else 2
+            print(f"| {n} | {gp} | `{r['scheme']}` | {r['params'] or '—'} | {ratio:.2f} "
+                  f"| {number(r['err_fro_rel']):.1e}{nat_err} | {number(r['power_w']):.0f} "
+                  f"| {joules:.{places}f} | {number(r['gflops_per_w']):.1f} "
+                  f"| {number(r['gflops_per_w']) / number(nat['gflops_per_w']):.2f} |")
+
+
 def main():
-    if len(sys.argv) != 3:
+    args = sys.argv[1:]
+    if len(args) == 2 and args[0] == '--energy':
+        energy_table([r for r in csv.DictReader(open(args[1], newline='')) if r['status'] == 'ok'])
+        return
+    if len(args) != 2 or args[0].startswith('--'):
         sys.exit(__doc__)
     rows = [r for r in csv.DictReader(open(sys.argv[1], newline='')) if r['status'] == 'ok']
     # t(one GEMM): the fastest way plain cuBLAS computes that product, i.e.
@@ -63,18 +107,10 @@ def main():
     for r in csv.DictReader(open(sys.argv[2], newline='')):
         key = (r['path'], int(r['n']), r.get('warm') or 'burst')
         lowp[key] = min(lowp.get(key, float('inf')), number(r['ms_median']))
-    native = {}
-    for r in rows:
-        if r['scheme'] == NATIVE.get(r['target']):
-            native[(r['target'], r['gen_params'], r['m'], r['n'], r['k'])] = r
-    by_case = defaultdict(list)
-    for r in rows:
-        by_case[(r['target'], r['gen_params'], r['n'])].append(r)
     print('| n | data | scheme | params | ms | TFLOP/s | × native | err_fro_rel (native) | grade '
           '| split / gemm / accum ms | P | efficiency (sustained / burst) |')
     print('|---|---|---|---|---|---|---|---|---|---|---|---|')
-    for (target, gp, n), group in sorted(by_case.items(), key=lambda kv: (kv[0][0], int(kv[0][2]), kv[0][1])):
-        nat = native.get((target, gp, group[0]['m'], n, group[0]['k']))
+    for (_, gp, n), group, nat in cases(rows):
         for r in group:
             t = number(r['time_ms_median'])
             ratio = number(nat['time_ms_median']) / t if nat else float('nan')
