@@ -195,7 +195,7 @@ static void print_pair(const struct mpb_gate_pair *p)
     char text[600];
     putchar('|');
     for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
-        if (p->paired && named[i] == MPB_COL_params) {
+        if ((p->paired || p->added_defaults) && named[i] == MPB_COL_params) {
             snprintf(text, sizeof text, "%s → %s", mpb_gate_cell(p->base, MPB_COL_params),
                      mpb_gate_cell(p->cand, MPB_COL_params));
             md_cell(text);
@@ -238,6 +238,15 @@ static void print_table(const struct mpb_gate_result *res, bool paired)
     }
     if (!listed)
         puts("Every case is SAME.");
+    int added = 0;
+    const struct mpb_gate_pair *first = NULL;
+    for (int i = 0; i < res->n_pairs; i++)
+        if (res->pairs[i].added_defaults && !added++)
+            first = &res->pairs[i];
+    if (added)
+        printf("\nnote: %d baseline row(s) compared with candidate rows whose scheme gained parameters since, at "
+               "their defaults (the first: %s %s → %s)\n", added, mpb_gate_cell(first->base, MPB_COL_scheme),
+               mpb_gate_cell(first->base, MPB_COL_params), mpb_gate_cell(first->cand, MPB_COL_params));
     if (res->n_param_pairs && !paired) {
         const char *bp = mpb_gate_cell(res->param_pair_base, MPB_COL_params);
         const char *cp = mpb_gate_cell(res->param_pair_cand, MPB_COL_params);
@@ -317,11 +326,12 @@ static void json_pair(FILE *f, const struct mpb_gate_pair *p)
     }
     for (size_t i = 0; i < sizeof dims / sizeof dims[0]; i++)
         json_dim(f, mpb_csv_column_names[dims[i]], mpb_gate_cell(r, dims[i]));
-    fputs(", \"params_candidate\": ", f); /* differs from params where --pair-params paired them */
+    fputs(", \"params_candidate\": ", f); /* differs from params where a pairing joined them */
     json_str(f, mpb_gate_cell(p->cand, MPB_COL_params));
     fprintf(f, ", \"paired\": %s", p->paired ? "true" : "false");
     fprintf(f, ", \"accuracy\": \"%s\", \"perf\": \"%s\"", mpb_gate_acc_name(p->acc),
             mpb_gate_perf_name(p->perf));
+    fprintf(f, ", \"added_defaults\": %s", p->added_defaults ? "true" : "false");
     json_real(f, "time_ratio", p->time_ratio);
     json_real(f, "worst_error_ratio", p->worst_err);
     fputs(", \"grade_baseline\": ", f);

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "schemes/registry.h"
+
 const char *mpb_gate_cell(const struct mpb_row *row, enum mpb_col col)
 {
     return row && row->cell[col] ? row->cell[col] : "";
@@ -217,6 +219,9 @@ static enum mpb_gate_perf judge_perf(struct mpb_gate_pair *p, const struct mpb_g
 static void judge(struct mpb_gate_pair *p, const struct mpb_gate_tol *tol)
 {
     p->time_ratio = p->worst_err = NAN;
+    if (p->added_defaults)
+        say(p, "params %s→%s: parameters added since the baseline, at their defaults",
+            shown(mpb_gate_cell(p->base, MPB_COL_params)), shown(mpb_gate_cell(p->cand, MPB_COL_params)));
     if (p->paired)
         say(p, "paired by --pair-params: params %s→%s", shown(mpb_gate_cell(p->base, MPB_COL_params)),
             shown(mpb_gate_cell(p->cand, MPB_COL_params)));
@@ -239,6 +244,81 @@ static bool same_but_params(const struct mpb_row *a, const struct mpb_row *b)
         if (strcmp(mpb_gate_cell(a, key[i]), mpb_gate_cell(b, key[i])))
             return false;
     return true;
+}
+
+/* Whether "k=v" is one of the space-separated tokens of `list`. */
+static bool has_token(const char *list, const char *tok, size_t len)
+{
+    for (const char *t = list; *t;) {
+        size_t n = strcspn(t, " ");
+        if (n == len && !strncmp(t, tok, len))
+            return true;
+        t += n;
+        t += strspn(t, " ");
+    }
+    return false;
+}
+
+/* Whether the candidate's params are the baseline's and, besides them, only
+ * parameters at the scheme's defaults: a parameter the scheme gained after
+ * the baseline was written, at the value that runs the old configuration
+ * (ozaki1_int8 and adp gained gemm=calls|engine, with calls the old way). */
+static bool params_added_at_default(const struct mpb_row *base, const struct mpb_row *cand)
+{
+    const char *bp = mpb_gate_cell(base, MPB_COL_params), *cp = mpb_gate_cell(cand, MPB_COL_params);
+    const struct mpb_scheme *s = mpb_scheme_find(mpb_gate_cell(cand, MPB_COL_scheme));
+    if (!s || s->n_params > MPB_MAX_PARAMS || !strcmp(bp, cp))
+        return false;
+    double values[MPB_MAX_PARAMS];
+    char defaults[1024];
+    mpb_param_defaults(s->params, s->n_params, values);
+    mpb_param_format_all(s->params, s->n_params, values, defaults, sizeof defaults);
+    for (const char *t = bp; *t;) { /* every baseline parameter kept as it was */
+        size_t n = strcspn(t, " ");
+        if (!has_token(cp, t, n))
+            return false;
+        t += n;
+        t += strspn(t, " ");
+    }
+    for (const char *t = cp; *t;) { /* every other one at its default */
+        size_t n = strcspn(t, " ");
+        if (!has_token(bp, t, n) && !has_token(defaults, t, n))
+            return false;
+        t += n;
+        t += strspn(t, " ");
+    }
+    return true;
+}
+
+/* Join each MISSING row to the one NEW row that is the same case with
+ * parameters added at their defaults (params_added_at_default): the same
+ * configuration, compared without --pair-params. */
+static void pair_added_defaults(struct mpb_gate_result *res)
+{
+    int n = res->n_pairs;
+    for (int i = 0; i < n; i++) {
+        struct mpb_gate_pair *p = &res->pairs[i];
+        if (p->cand || !p->base)
+            continue;
+        int found = -1, count = 0;
+        for (int j = 0; j < n; j++) {
+            const struct mpb_gate_pair *q = &res->pairs[j];
+            if (!q->base && q->cand && same_but_params(p->base, q->cand) && params_added_at_default(p->base, q->cand)) {
+                found = j;
+                count++;
+            }
+        }
+        if (count == 1) {
+            p->cand = res->pairs[found].cand;
+            p->added_defaults = true;
+            res->pairs[found].cand = NULL; /* dropped below */
+        }
+    }
+    int kept = 0;
+    for (int i = 0; i < n; i++)
+        if (res->pairs[i].base || res->pairs[i].cand)
+            res->pairs[kept++] = res->pairs[i];
+    res->n_pairs = kept;
 }
 
 /* How many pairs of `res` hold the same-but-params key of `row`, as MISSING
@@ -319,6 +399,7 @@ bool mpb_gate_compare(const struct mpb_gate_file *base, const struct mpb_gate_fi
         if (!find(base, c->cell[MPB_COL_case_id]))
             res->pairs[res->n_pairs++] = (struct mpb_gate_pair){.cand = c};
     }
+    pair_added_defaults(res);
     if (!pair_by_params(res, tol->pair_params)) {
         mpb_gate_result_free(res);
         return false;

@@ -79,6 +79,7 @@ struct mpb_gate_pair {
                           when none was compared */
     char why[256];     /* what decided a non-SAME verdict, for people */
     bool paired;       /* joined by --pair-params: the same case but for params */
+    bool added_defaults; /* joined as the same case with parameters added at their defaults */
 };
 
 struct mpb_gate_result {
