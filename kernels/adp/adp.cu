@@ -18,6 +18,11 @@
  *           like the diagonals, one INT8 GEMM each (above ADP_MAX_TERMS one
  *           per chunk of k, each later chunk's plane folded into the
  *           modulus's, mpb_crt_fold); one reconstruction kernel writes C.
+ *           gemm=engine: one IF node per count N a decision may pick,
+ *           taken when it picks N, whose body is one launch of the
+ *           engine's INT8 GEMM (kernels/tc/tc_i8.h) with all N products
+ *           (two above TC_I8_MAX_GEMMS), INT32 C into the same planes;
+ *           k ≤ ADP_MAX_TERMS, so no fold.
  *           The kernels of the engine not chosen return at once, as those
  *           of emulation do when the decision is native.)
  *   accum   after every ADP_ACC_GROUP INT8 GEMMs (and after the last), one
@@ -44,7 +49,7 @@
  * accumulation pass (accum; a no-op unless it completes a group or ends
  * the call); when a diagonal needs several INT32 GEMMs the passes between
  * them count in gemm; then per modulus its IF (gemm) and the reconstruction
- * (accum). Events around the guardrails (scan,
+ * (accum); gemm=engine: per count its IF (gemm). Events around the guardrails (scan,
  * ESC, decision) inside split give their own time, which report() appends
  * to the note.
  *
@@ -60,6 +65,7 @@
 #include "cuda_check.h"
 #include "common/crt_residues.cuh"
 #include "common/cublas_util.h"
+#include "tc/tc_i8.h"
 
 /* Device-side state of one call. */
 struct adp_dev {
@@ -71,8 +77,10 @@ struct adp_dev {
 /* Conditional handles one decision kernel sets: which[t] < 0 → taken when
  * native, which[t] = d in [0, ADP_WHICH_MODULUS) → taken when emulating
  * with d < s slices, which[t] = ADP_WHICH_MODULUS + u → taken when
- * emulating with u < N moduli. */
+ * emulating with u < N moduli, which[t] = ADP_WHICH_COUNT + u → taken when
+ * emulating with exactly u moduli (gemm=engine). */
 #define ADP_WHICH_MODULUS 64
+#define ADP_WHICH_COUNT 128
 #define ADP_MAX_HANDLES (1 + ADP_MAX_SLICES + ADP_CRT_MAX_MODULI)
 struct adp_handles {
     cudaGraphConditionalHandle h[ADP_MAX_HANDLES];
@@ -116,6 +124,10 @@ struct adp_state {
     bool guard_measured;
     cudaGraphExec_t diag[ADP_MAX_SLICES];
     cudaGraphExec_t modulus[ADP_CRT_MAX_MODULI];
+    cudaGraphExec_t count[ADP_CRT_MAX_MODULI + 1]; /* gemm=engine: IF N = u at [u] */
+    /* gemm=engine: N moduli's products in launches [N][0] (and [N][1] past
+     * TC_I8_MAX_GEMMS); NULL when a dimension is 0 */
+    struct tc_i8_plan *plans[ADP_CRT_MAX_MODULI + 1][2];
     int n_graphs;
 };
 
@@ -283,6 +295,7 @@ __global__ static void adp_decide_kernel(struct adp_config cfg, struct adp_dev *
     for (int t = 0; t < hs.count; t++) {
         int w = hs.which[t];
         cudaGraphSetConditional(hs.h[t], w < 0                    ? d.native
+                                         : w >= ADP_WHICH_COUNT   ? w - ADP_WHICH_COUNT == d.moduli
                                          : w >= ADP_WHICH_MODULUS ? w - ADP_WHICH_MODULUS < d.moduli
                                                                   : w < d.slices);
     }
@@ -592,6 +605,32 @@ static enum mpb_status enqueue_modulus_gemm(struct mpb_cuda_env *env, struct adp
     return MPB_STATUS_OK;
 }
 
+/* k = 0 with gemm=engine, which takes no empty k: every product is 0. */
+__global__ static void adp_zero(int32_t *x, int64_t count)
+{
+    for (int64_t p = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; p < count;
+         p += (int64_t)gridDim.x * blockDim.x)
+        x[p] = 0;
+}
+
+/* gemm=engine: the products of N moduli into planes 0 … N−1, on the body
+ * stream (a conditional body). */
+static enum mpb_status enqueue_count_engine(struct mpb_cuda_env *env, struct adp_state *s, int count)
+{
+    const struct mpb_gemm *g = s->g;
+    if (!s->plans[count][0] && g->m > 0 && g->n > 0) {
+        int64_t planes = count * s->ldc * g->n;
+        adp_zero<<<capped_grid(grid_for(planes, 256)), 256, 0, s->body_stream>>>(s->cint, planes);
+        MPB_LAUNCH_CHECK(env);
+    }
+    for (int b = 0; b < 2 && s->plans[count][b]; b++) {
+        int err = tc_i8_plan_launch(s->plans[count][b], s->body_stream);
+        if (err)
+            return mpb_cuda_fail(env, cudaGetErrorString((cudaError_t)err), __FILE__, __LINE__);
+    }
+    return MPB_STATUS_OK;
+}
+
 static enum mpb_status enqueue_reconstruct(struct mpb_cuda_env *env, struct adp_state *s,
                                            cudaStream_t st)
 {
@@ -807,21 +846,37 @@ static enum mpb_status instantiate(struct mpb_cuda_env *env, struct adp_state *s
     return mpb_cuda_fail(env, what, __FILE__, __LINE__);
 }
 
+/* Fills the body of gemm=engine's IF on N = count. */
+static enum mpb_status capture_count_body(struct mpb_cuda_env *env, struct adp_state *s, int count,
+                                          cudaGraph_t body)
+{
+    MPB_CUDA_TRY(env, cudaStreamBeginCaptureToGraph(s->body_stream, body, NULL, NULL, 0,
+                                                    cudaStreamCaptureModeThreadLocal));
+    enum mpb_status r = enqueue_count_engine(env, s, count);
+    MPB_CUDA_TRY(env, cudaStreamEndCapture(s->body_stream, &body));
+    return r;
+}
+
 /* The timed call's graph: split, IF native, IF diagonal 0 → 1 → …, IF
- * modulus 0 → 1 → …, reconstruction. Handles: native, the smax diagonals,
- * the nmax moduli. */
+ * modulus 0 → 1 → … (gemm=engine: IF N = 2, IF N = 3, …), reconstruction.
+ * Handles: native, the smax diagonals, the nmax moduli (the counts 2 …
+ * nmax). */
 static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
 {
     cudaStream_t st = mpb_stream(env);
     struct adp_handles hs = {};
     cudaGraph_t graph = NULL, native_body = NULL, diag_body = NULL, modulus_body = NULL;
+    cudaGraph_t count_body[ADP_CRT_MAX_MODULI + 1] = {};
     int first_modulus = 1 + s->smax;
+    bool engine = s->cfg.gemm_engine;
     MPB_CUDA_TRY(env, cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal));
     enum mpb_status r = new_handle(env, st, &hs, -1);
     for (int d = 0; r == MPB_STATUS_OK && d < s->smax; d++)
         r = new_handle(env, st, &hs, d);
-    for (int t = 0; r == MPB_STATUS_OK && t < s->nmax; t++)
+    for (int t = 0; r == MPB_STATUS_OK && t < s->nmax && !engine; t++)
         r = new_handle(env, st, &hs, ADP_WHICH_MODULUS + t);
+    for (int u = 2; r == MPB_STATUS_OK && u <= s->nmax && engine; u++)
+        r = new_handle(env, st, &hs, ADP_WHICH_COUNT + u);
     if (r == MPB_STATUS_OK)
         r = enqueue_scan_esc(env, s, st, &hs);
     if (r == MPB_STATUS_OK)
@@ -830,8 +885,10 @@ static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
         r = add_if(env, st, hs.h[0], &native_body);
     if (r == MPB_STATUS_OK && s->smax)
         r = add_if(env, st, hs.h[1], &diag_body);
-    if (r == MPB_STATUS_OK && s->nmax)
+    if (r == MPB_STATUS_OK && s->nmax && !engine)
         r = add_if(env, st, hs.h[first_modulus], &modulus_body);
+    for (int u = 2; r == MPB_STATUS_OK && u <= s->nmax && engine; u++)
+        r = add_if(env, st, hs.h[first_modulus + u - 2], &count_body[u]);
     if (r == MPB_STATUS_OK && s->nmax)
         r = enqueue_reconstruct(env, s, st);
     MPB_CUDA_TRY(env, cudaStreamEndCapture(st, &graph));
@@ -839,9 +896,11 @@ static enum mpb_status build_full(struct mpb_cuda_env *env, struct adp_state *s)
         r = capture_native_body(env, s, native_body);
     if (r == MPB_STATUS_OK && s->smax)
         r = capture_chain(env, s, &hs, 1, s->smax, diagonal_body, diag_body);
-    if (r == MPB_STATUS_OK && s->nmax)
+    if (r == MPB_STATUS_OK && s->nmax && !engine)
         r = capture_chain(env, s, &hs, first_modulus, s->nmax, enqueue_modulus_gemm,
                           modulus_body);
+    for (int u = 2; r == MPB_STATUS_OK && u <= s->nmax && engine; u++)
+        r = capture_count_body(env, s, u, count_body[u]);
     enum mpb_status back = use_stream(env, s, st);
     r = r == MPB_STATUS_OK ? back : r;
     if (r != MPB_STATUS_OK) {
@@ -869,7 +928,8 @@ static enum mpb_status build_split(struct mpb_cuda_env *env, struct adp_state *s
     return instantiate(env, s, graph, exec);
 }
 
-/* which < 0: IF native {DGEMM}; which ≥ ADP_WHICH_MODULUS: IF t < N
+/* which < 0: IF native {DGEMM}; which ≥ ADP_WHICH_COUNT: IF N = u {the
+ * engine's launch of N products}; which ≥ ADP_WHICH_MODULUS: IF t < N
  * {modulus t's GEMM}; else IF d < s {diagonal d's GEMMs and all but its
  * last accumulation pass}. */
 static enum mpb_status build_single_if(struct mpb_cuda_env *env, struct adp_state *s, int which,
@@ -891,6 +951,8 @@ static enum mpb_status build_single_if(struct mpb_cuda_env *env, struct adp_stat
     MPB_CUDA_TRY(env, cudaStreamEndCapture(st, &graph));
     if (r == MPB_STATUS_OK && which < 0) {
         r = capture_native_body(env, s, body);
+    } else if (r == MPB_STATUS_OK && which >= ADP_WHICH_COUNT) {
+        r = capture_count_body(env, s, which - ADP_WHICH_COUNT, body);
     } else if (r == MPB_STATUS_OK) {
         r = use_stream(env, s, s->body_stream);
         cudaError_t e = r == MPB_STATUS_OK
@@ -931,6 +993,12 @@ static void adp_teardown(struct mpb_cuda_env *env, void *state)
     for (int i = 0; i < ADP_MAX_SLICES + ADP_CRT_MAX_MODULI + 4; i++)
         if (execs[i])
             MPB_CUDA_NOTE(env, cudaGraphExecDestroy(execs[i]));
+    for (int u = 0; u <= ADP_CRT_MAX_MODULI; u++) {
+        if (s->count[u])
+            MPB_CUDA_NOTE(env, cudaGraphExecDestroy(s->count[u]));
+        tc_i8_plan_destroy(s->plans[u][0]);
+        tc_i8_plan_destroy(s->plans[u][1]);
+    }
     for (int e = 0; e < 2; e++)
         if (s->guard_events[e])
             MPB_CUDA_NOTE(env, cudaEventDestroy(s->guard_events[e]));
@@ -999,6 +1067,36 @@ static enum mpb_status buffers_alloc(struct mpb_cuda_env *env, struct adp_state 
     return r;
 }
 
+/* gemm=engine: modulus t's product from its residue planes (K-major, kp
+ * values a row, zeros past k) into INT32 plane t, for t < count, in
+ * launches of TC_I8_MAX_GEMMS at most. None when a dimension is 0. */
+static enum mpb_status plan_count(struct mpb_cuda_env *env, struct adp_state *s, int count)
+{
+    const struct mpb_gemm *g = s->g;
+    if (g->m == 0 || g->n == 0 || s->kp == 0)
+        return MPB_STATUS_OK;
+    for (int b = 0; b * TC_I8_MAX_GEMMS < count; b++) {
+        struct tc_i8_args a = {};
+        a.m = g->m;
+        a.n = g->n;
+        a.k = s->kp;
+        a.ld = s->kp;
+        a.ldc = s->ldc;
+        a.n_gemms = adp_imin(count - b * TC_I8_MAX_GEMMS, TC_I8_MAX_GEMMS);
+        for (int x = 0; x < a.n_gemms; x++) {
+            int64_t t = b * TC_I8_MAX_GEMMS + x;
+            a.gemms[x].a = s->as + t * g->m * s->kp;
+            a.gemms[x].b = s->bs + t * g->n * s->kp;
+            a.gemms[x].c = s->cint + t * s->ldc * g->n;
+            a.gemms[x].mod = 0;
+        }
+        char why[256];
+        if (tc_i8_plan_create(&a, &s->plans[count][b], why, sizeof why) != 0)
+            return mpb_cuda_fail(env, why, __FILE__, __LINE__);
+    }
+    return MPB_STATUS_OK;
+}
+
 static enum mpb_status build_all(struct mpb_cuda_env *env, struct adp_state *s)
 {
     MPB_CUDA_TRY(env, cudaStreamCreateWithFlags(&s->body_stream, cudaStreamNonBlocking));
@@ -1012,6 +1110,8 @@ static enum mpb_status build_all(struct mpb_cuda_env *env, struct adp_state *s)
     s->blocks = (s->g->k + s->cfg.block - 1) / s->cfg.block;
     s->plan = adp_gemm_plan_for(s->g->k, ADP_MAX_TERMS);
     enum mpb_status r = buffers_alloc(env, s);
+    for (int u = 2; r == MPB_STATUS_OK && u <= s->nmax && s->cfg.gemm_engine; u++)
+        r = plan_count(env, s, u);
     if (r == MPB_STATUS_OK)
         r = build_full(env, s);
     if (r == MPB_STATUS_OK)
@@ -1028,8 +1128,10 @@ static enum mpb_status build_all(struct mpb_cuda_env *env, struct adp_state *s)
         r = build_single_if(env, s, -1, &s->native);
     for (int d = 0; r == MPB_STATUS_OK && d < s->smax; d++)
         r = build_single_if(env, s, d, &s->diag[d]);
-    for (int t = 0; r == MPB_STATUS_OK && t < s->nmax; t++)
+    for (int t = 0; r == MPB_STATUS_OK && t < s->nmax && !s->cfg.gemm_engine; t++)
         r = build_single_if(env, s, ADP_WHICH_MODULUS + t, &s->modulus[t]);
+    for (int u = 2; r == MPB_STATUS_OK && u <= s->nmax && s->cfg.gemm_engine; u++)
+        r = build_single_if(env, s, ADP_WHICH_COUNT + u, &s->count[u]);
     return r;
 }
 
@@ -1081,8 +1183,12 @@ static enum mpb_status run_instrumented(struct mpb_cuda_env *env, struct adp_sta
             return r;
         mpb_phase_mark(clock, MPB_PHASE_ACCUM);
     }
-    for (int t = 0; t < s->nmax; t++) {
+    for (int t = 0; t < s->nmax && !s->cfg.gemm_engine; t++) {
         MPB_CUDA_TRY(env, cudaGraphLaunch(s->modulus[t], st));
+        mpb_phase_mark(clock, MPB_PHASE_GEMM);
+    }
+    for (int u = 2; u <= s->nmax && s->cfg.gemm_engine; u++) {
+        MPB_CUDA_TRY(env, cudaGraphLaunch(s->count[u], st));
         mpb_phase_mark(clock, MPB_PHASE_GEMM);
     }
     if (s->nmax) {

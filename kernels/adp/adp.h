@@ -36,11 +36,16 @@ enum mpb_adp_param {
     MPB_ADP_BLOCK,        /* ESC coarsening along k */
     MPB_ADP_FIXED_BITS,   /* 0 = dynamic */
     MPB_ADP_ENGINE,       /* crt | slices */
+    MPB_ADP_GEMM,         /* calls | engine */
     MPB_ADP_N_PARAMS
 };
 enum mpb_adp_fallback { MPB_ADP_FALLBACK_ON = 0, MPB_ADP_FALLBACK_OFF };
 enum mpb_adp_decision { MPB_ADP_AUTO = 0, MPB_ADP_EAGER };
 enum mpb_adp_engine { MPB_ADP_ENGINE_CRT = 0, MPB_ADP_ENGINE_SLICES };
+/* The CRT engine's INT8 products: one cublasGemmEx per modulus, or all N in
+ * one launch of the tensor-core engine's INT8 GEMM (kernels/tc/tc_i8.h,
+ * INT32 C; sm_90a, k ≤ ADP_MAX_TERMS). The slice engine's stay cuBLAS calls. */
+enum mpb_adp_gemm { MPB_ADP_GEMM_CALLS = 0, MPB_ADP_GEMM_ENGINE };
 
 extern const struct mpb_param_spec mpb_adp_params[];
 extern const struct mpb_scheme_cuda mpb_adp_cuda;
@@ -65,7 +70,9 @@ bool mpb_adp_crt_init(int n, struct adp_crt *tab, int *budget);
 struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g);
 
 /* Dimensions (k padded) beyond INT_MAX on the GPU (cublasGemmEx takes int);
- * k above ADP_MAX_TERMS is split into chunks, not refused. */
+ * k above ADP_MAX_TERMS is split into chunks, not refused, but with
+ * gemm=engine (whose one launch per count of moduli takes no chunk fold),
+ * as are engine=slices with gemm=engine and a GPU other than sm_90a. */
 bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len);
 

@@ -62,6 +62,7 @@ struct adp_config {
     int auto_mode;  /* 1 = decision=auto, 0 = eager */
     int block;      /* ESC coarsening along k */
     int crt;        /* 1 = engine=crt: the CRT engine where its moduli suffice */
+    int gemm_engine; /* 1 = gemm=engine: the CRT products on the tensor-core engine (same sums) */
     int slices_unfit; /* 1 when the slice engine cannot run (adp_slices_fit) */
     int64_t m, n, k;
 };

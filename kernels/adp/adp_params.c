@@ -8,10 +8,12 @@
 
 #include "common/cublas_util.h"
 #include "mpb_size.h"
+#include "tc/tc_engine.h"
 
 static const char *const fallback_choices[] = {"on", "off", NULL};
 static const char *const decision_choices[] = {"auto", "eager", NULL};
 static const char *const engine_choices[] = {"crt", "slices", NULL};
+static const char *const gemm_choices[] = {"calls", "engine", NULL};
 
 const struct mpb_param_spec mpb_adp_params[] = {
     [MPB_ADP_MAX_BITS] = {.name = "max_bits", .kind = MPB_PARAM_INT, .def = "200", .lo = 7,
@@ -42,6 +44,10 @@ const struct mpb_param_spec mpb_adp_params[] = {
                         .help = "crt: one INT8 GEMM per CRT modulus (N <= 25, 2*bits + log2 k "
                                 "within their product), the slices above; slices: Ozaki-I "
                                 "digits, s(s+1)/2 slice products"},
+    [MPB_ADP_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls", .choices = gemm_choices,
+                      .help = "the CRT engine's INT8 GEMMs: calls = one cublasGemmEx per modulus; "
+                              "engine = all moduli in one launch of mpbench's INT8 engine (sm_90a, "
+                              "engine=crt, k <= 131071)"},
 };
 
 /* Slices the GPU state holds: enough for the most bits any decision picks. */
@@ -60,6 +66,7 @@ struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
         .auto_mode = params[MPB_ADP_DECISION] == MPB_ADP_AUTO,
         .block = (int)params[MPB_ADP_BLOCK],
         .crt = params[MPB_ADP_ENGINE] == MPB_ADP_ENGINE_CRT,
+        .gemm_engine = params[MPB_ADP_GEMM] == MPB_ADP_GEMM_ENGINE,
         .slices_unfit = !adp_slices_fit(slices_max(params), g->k),
         .m = g->m,
         .n = g->n,
@@ -70,9 +77,22 @@ struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
 bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len)
 {
-    (void)params;
     if (!dev)
         return true;
+    if (params[MPB_ADP_GEMM] == MPB_ADP_GEMM_ENGINE) {
+        if (params[MPB_ADP_ENGINE] != MPB_ADP_ENGINE_CRT) {
+            snprintf(why, why_len, "gemm=engine runs the CRT engine's products: it needs engine=crt (or use gemm=calls)");
+            return false;
+        }
+        /* one INT32 sum per modulus: no chunk fold between launches */
+        if (g->k > ADP_MAX_TERMS) {
+            snprintf(why, why_len, "gemm=engine needs k <= %d (k=%lld: use gemm=calls)", ADP_MAX_TERMS,
+                     (long long)g->k);
+            return false;
+        }
+        if (!tc_scheme_problem_supported(g->m, g->n, adp_padded_k(g->k), dev, why, why_len))
+            return false;
+    }
     /* k beyond ADP_MAX_TERMS is split into chunks; the residues' leading
      * dimension is the padded k */
     struct mpb_gemm padded = *g;
@@ -174,9 +194,9 @@ void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
     if (!skipped)
         snprintf(esc, sizeof esc, "%d", d->esc);
     snprintf(info->settings, sizeof info->settings,
-             "max_bits=%d fallback=%s decision=%s block=%d fixed_bits=%d engine=%s esc=%s bits=%d",
+             "max_bits=%d fallback=%s decision=%s block=%d fixed_bits=%d engine=%s gemm=%s esc=%s bits=%d",
              c->max_bits, c->fallback ? "on" : "off", c->auto_mode ? "auto" : "eager", c->block,
-             c->fixed_bits, c->crt ? "crt" : "slices", esc, d->bits);
+             c->fixed_bits, c->crt ? "crt" : "slices", c->gemm_engine ? "engine" : "calls", esc, d->bits);
     info->slices = d->moduli ? d->moduli : d->slices;
     info->fallback = d->native;
     if (d->native && d->reason == ADP_NATIVE_SPECIAL)

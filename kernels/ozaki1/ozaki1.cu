@@ -8,7 +8,11 @@
  *                memory so that every digit slice is k-contiguous per row:
  *                op(A) = T, the fast INT8 layout);
  *        gemm    one cublasGemmEx per call of the plan (FP16→FP32 or
- *                INT8→INT32, both exact, ozaki1_arith.h);
+ *                INT8→INT32, both exact, ozaki1_arith.h); int8 gemm=engine:
+ *                the plan's calls (one slice pair each) in batches of
+ *                consecutive calls of one k, TC_I8_MAX_GEMMS at most, one
+ *                launch of the engine's INT8 GEMM each (kernels/tc/tc_i8.h,
+ *                INT32 C);
  *        accum   one pass over all call outputs per chunk of calls (one chunk
  *                when they fit in memory), FP64 or exact, the same MPB_HD
  *                steps in the same order as the host model. */
@@ -20,6 +24,7 @@
 #include "cuda_check.h"
 #include "common/cublas_util.h"
 #include "common/lowp_arith.h"
+#include "tc/tc_i8.h"
 
 /* Calls whose outputs are accumulated by one pass; each ends a weight group. */
 struct chunk {
@@ -31,11 +36,16 @@ struct ozaki1_state {
     struct mpb_ozaki1_plan plan;
     void *da, *db;                  /* digit slices: int8 or fp16 bits */
     int *ea, *eb;                   /* scale exponents */
-    void *bufs;                     /* call outputs, m·n int32 or float each */
+    void *bufs;                     /* call outputs, ldc·n int32 or float each */
+    int64_t ldc;                    /* rows of a call output: m, or m up to a multiple of 4
+                                       with the engine (its rule for INT32 C) */
     double *acc;                    /* running FP64 sums between chunks */
     struct mpb_ozaki1_call *calls;  /* device copy of plan.calls */
     struct chunk *chunks;
     int nchunks;
+    struct tc_i8_plan **plans;      /* gemm=engine: chunk c's launches are plans
+                                       plan0[c] .. plan0[c + 1] − 1 */
+    int *plan0, nplans;
 };
 
 #define THREADS 256
@@ -241,14 +251,15 @@ static __global__ void split_b(const void *b, int64_t n, int64_t k, int f32, con
 /* Calls c0..c1 of the plan at every entry; the same steps as entry() in
  * ozaki1_host.c. `first`: start from 0, else from acc; `last`: write C. */
 template <typename V, typename T>
-static __global__ void accumulate(const V *bufs, const struct mpb_ozaki1_call *calls, int c0,
+static __global__ void accumulate(const V *bufs, int64_t ldc, const struct mpb_ozaki1_call *calls, int c0,
                                   int c1, int acc_kind, int beta, int wmax, int prec, int64_t m,
                                   int64_t n, const int *ea, const int *eb, double *acc, bool first,
                                   bool last, T *c)
 {
-    int64_t mn = m * n;
+    int64_t mn = m * n, plane = ldc * n;
     for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < mn;
          x += (int64_t)gridDim.x * blockDim.x) {
+        int64_t at = x % m + x / m * ldc; /* entry x in a call output */
         int escale = mpb_ozaki1_escale(ea[x % m], eb[x / m]);
         double out;
         if (acc_kind == MPB_OZAKI1_ACC_EXACT) {
@@ -257,13 +268,13 @@ static __global__ void accumulate(const V *bufs, const struct mpb_ozaki1_call *c
             for (int w = 0; w <= wmax; w++)
                 sw[w] = 0;
             for (int ci = c0; ci < c1; ci++)
-                sw[calls[ci].w] += (int64_t)bufs[(int64_t)(ci - c0) * mn + x];
+                sw[calls[ci].w] += (int64_t)bufs[(int64_t)(ci - c0) * plane + at];
             out = mpb_ozaki1_round_exact(sw, wmax, beta, escale, prec, dig);
         } else {
             double a = first ? 0.0 : acc[x];
             int64_t s = 0;
             for (int ci = c0; ci < c1; ci++) {
-                int64_t v = (int64_t)bufs[(int64_t)(ci - c0) * mn + x];
+                int64_t v = (int64_t)bufs[(int64_t)(ci - c0) * plane + at];
                 if (acc_kind == MPB_OZAKI1_ACC_PER_CALL) {
                     a = mpb_ozaki1_acc_add(a, v, calls[ci].w, beta);
                 } else {
@@ -299,6 +310,10 @@ static void ozaki1_teardown(struct mpb_cuda_env *env, void *state)
     mpb_cuda_free(env, s->calls);
     mpb_ozaki1_plan_free(&s->plan);
     free(s->chunks);
+    for (int b = 0; b < s->nplans; b++)
+        tc_i8_plan_destroy(s->plans[b]);
+    free(s->plans);
+    free(s->plan0);
     free(s);
 }
 
@@ -325,12 +340,54 @@ static bool make_chunks(struct ozaki1_state *s, int room)
     return true;
 }
 
+/* gemm=engine: per chunk, runs of consecutive calls of one length (every
+ * call one pair: its k is len), TC_I8_MAX_GEMMS at most, one plan each,
+ * call c into buffer c − c0. None when a dimension is 0. */
+static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct ozaki1_state *s, const struct mpb_gemm *g)
+{
+    const struct mpb_ozaki1_plan *p = &s->plan;
+    s->plans = (struct tc_i8_plan **)calloc((size_t)p->ncalls + 1, sizeof *s->plans);
+    s->plan0 = (int *)calloc((size_t)s->nchunks + 1, sizeof *s->plan0);
+    if (!s->plans || !s->plan0)
+        return mpb_cuda_fail(env, "out of host memory for the engine's plans", __FILE__, __LINE__);
+    const int64_t ld = p->sa * p->kpad; /* sa = sb for INT8 */
+    const size_t plane = (size_t)(s->ldc * g->n);
+    for (int ci = 0; ci < s->nchunks; ci++) {
+        s->plan0[ci] = s->nplans;
+        for (int c = s->chunks[ci].c0; c < s->chunks[ci].c1 && g->m > 0 && g->n > 0 && p->kpad > 0;) {
+            struct tc_i8_args a = {};
+            a.m = g->m;
+            a.n = g->n;
+            a.k = p->calls[c].len;
+            a.ld = ld;
+            a.ldc = s->ldc;
+            for (; c < s->chunks[ci].c1 && p->calls[c].len == a.k && a.n_gemms < TC_I8_MAX_GEMMS; c++) {
+                const struct mpb_ozaki1_call *x = &p->calls[c];
+                struct tc_i8_gemm *e = &a.gemms[a.n_gemms++];
+                e->a = (const int8_t *)s->da + (size_t)((x->p_lo - 1) * p->kpad + x->l0);
+                e->b = (const int8_t *)s->db + (size_t)((p->sb - x->q_hi) * p->kpad + x->l0);
+                e->c = (int32_t *)s->bufs + (size_t)(c - s->chunks[ci].c0) * plane;
+                e->mod = 0;
+            }
+            char why[256];
+            if (tc_i8_plan_create(&a, &s->plans[s->nplans], why, sizeof why) != 0)
+                return mpb_cuda_fail(env, why, __FILE__, __LINE__);
+            s->nplans++;
+        }
+    }
+    s->plan0[s->nchunks] = s->nplans;
+    return MPB_STATUS_OK;
+}
+
 static enum mpb_status prepare(struct mpb_cuda_env *env, const struct mpb_gemm *g,
                                const double *params, struct ozaki1_state *s)
 {
     char why[200];
-    if (!mpb_cublas_int_dims(g, "cublasGemmEx", why, sizeof why))
+    bool int8 = s->format == MPB_OZAKI1_INT8;
+    if (!(int8 ? mpb_ozaki1_int8_check : mpb_ozaki1_fp16_check)(params, g, mpb_cuda_device(env), why, sizeof why))
         return mpb_cuda_fail(env, why, __FILE__, __LINE__);
+    bool engine = int8 && params[MPB_OZ8_GEMM] == MPB_OZ8_GEMM_ENGINE;
+    s->ldc = engine ? (g->m + 3) / 4 * 4 : g->m;
     MPB_CUBLAS_TRY(env, cublasSetPointerMode(mpb_cublas(env), CUBLAS_POINTER_MODE_HOST));
     MPB_CUBLAS_TRY(env, cublasSetMathMode(mpb_cublas(env), CUBLAS_DEFAULT_MATH));
     int64_t m = g->m, n = g->n;
@@ -363,7 +420,7 @@ static enum mpb_status prepare(struct mpb_cuda_env *env, const struct mpb_gemm *
     /* Call outputs: all of them if they fit in 80% of free memory. */
     size_t free_b = 0, total_b = 0;
     MPB_CUDA_TRY(env, cudaMemGetInfo(&free_b, &total_b));
-    size_t buf = 4 * (size_t)(m * n), accb = 8 * (size_t)(m * n);
+    size_t buf = 4 * (size_t)(s->ldc * n), accb = 8 * (size_t)(m * n);
     int64_t room = buf ? (int64_t)((free_b * 0.8) / buf) : p->ncalls;
     if (room < p->ncalls)
         room = buf ? (int64_t)((free_b * 0.8 - accb) / buf) : 0;
@@ -379,6 +436,8 @@ static enum mpb_status prepare(struct mpb_cuda_env *env, const struct mpb_gemm *
     if ((st = mpb_cuda_alloc(env, &s->bufs, buf * (size_t)nbufs)))
         return st;
     if (s->nchunks > 1 && (st = mpb_cuda_alloc(env, (void **)&s->acc, accb)))
+        return st;
+    if (engine && (st = plan_engine(env, s, g)))
         return st;
     return mpb_cuda_sync(env);
 }
@@ -443,13 +502,27 @@ static enum mpb_status gemm_call(struct mpb_cuda_env *env, struct ozaki1_state *
     return MPB_STATUS_OK;
 }
 
+/* gemm=engine: chunk ci's launches; none (k = 0, or no entries): its sums are 0. */
+static enum mpb_status engine_chunk(struct mpb_cuda_env *env, const struct ozaki1_state *s, int ci, size_t buf)
+{
+    size_t bytes = buf * (size_t)(s->chunks[ci].c1 - s->chunks[ci].c0);
+    if (s->plan0[ci] == s->plan0[ci + 1] && bytes)
+        MPB_CUDA_TRY(env, cudaMemsetAsync(s->bufs, 0, bytes, mpb_stream(env)));
+    for (int b = s->plan0[ci]; b < s->plan0[ci + 1]; b++) {
+        int err = tc_i8_plan_launch(s->plans[b], mpb_stream(env));
+        if (err)
+            return mpb_cuda_fail(env, cudaGetErrorString((cudaError_t)err), __FILE__, __LINE__);
+    }
+    return MPB_STATUS_OK;
+}
+
 template <typename V, typename T>
 static void launch_accumulate(struct mpb_cuda_env *env, struct ozaki1_state *s,
                               const struct mpb_gemm *g, const struct chunk *ch, bool first, bool last)
 {
     const struct mpb_ozaki1_plan *p = &s->plan;
     accumulate<V, T><<<grid_for(g->m * g->n), THREADS, 0, mpb_stream(env)>>>(
-        (const V *)s->bufs, s->calls, ch->c0, ch->c1, p->acc, p->beta, p->wmax, p->prec, g->m,
+        (const V *)s->bufs, s->ldc, s->calls, ch->c0, ch->c1, p->acc, p->beta, p->wmax, p->prec, g->m,
         g->n, s->ea, s->eb, s->acc, first, last, (T *)g->c);
 }
 
@@ -462,10 +535,12 @@ static enum mpb_status ozaki1_run(struct mpb_cuda_env *env, void *state, const s
     if (st != MPB_STATUS_OK)
         return st;
     mpb_phase_mark(clock, MPB_PHASE_SPLIT);
-    size_t buf = 4 * (size_t)(g->m * g->n);
+    size_t buf = 4 * (size_t)(s->ldc * g->n);
     for (int ci = 0; ci < s->nchunks; ci++) {
         const struct chunk *ch = &s->chunks[ci];
-        for (int c = ch->c0; c < ch->c1; c++)
+        if (s->plans && (st = engine_chunk(env, s, ci, buf)))
+            return st;
+        for (int c = ch->c0; c < ch->c1 && !s->plans; c++)
             if ((st = gemm_call(env, s, g, &s->plan.calls[c], (char *)s->bufs + buf * (size_t)(c - ch->c0))))
                 return st;
         mpb_phase_mark(clock, MPB_PHASE_GEMM);
@@ -492,7 +567,10 @@ static enum mpb_status ozaki1_report(struct mpb_cuda_env *env, void *state,
     const struct mpb_ozaki1_plan *p = &s->plan;
     char plan[200];
     mpb_ozaki1_plan_describe(p, plan, sizeof plan);
-    snprintf(info->settings, sizeof info->settings, "%s chunks=%d", plan, s->nchunks);
+    int used = snprintf(info->settings, sizeof info->settings, "%s chunks=%d", plan, s->nchunks);
+    if (s->plans && used > 0 && (size_t)used < sizeof info->settings)
+        snprintf(info->settings + used, sizeof info->settings - (size_t)used, " gemm=engine launches=%d",
+                 s->nplans);
     info->slices = p->sa > p->sb ? p->sa : p->sb;
     info->fallback = 0;
     snprintf(info->note, sizeof info->note, "%s", p->note);

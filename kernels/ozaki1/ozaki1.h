@@ -30,8 +30,12 @@ extern "C" {
 /* Parameters, in table order (a choice is held as its index). */
 enum mpb_ozaki1_fp16_param { MPB_OZ16_MODE = 0, MPB_OZ16_SLICES, MPB_OZ16_FAST, MPB_OZ16_N_PARAMS };
 enum mpb_ozaki1_fp16_mode { MPB_OZ16_DP = 0, MPB_OZ16_CR, MPB_OZ16_FIXED };
-enum mpb_ozaki1_int8_param { MPB_OZ8_SLICES = 0, MPB_OZ8_FAST, MPB_OZ8_ACCUM, MPB_OZ8_N_PARAMS };
+enum mpb_ozaki1_int8_param { MPB_OZ8_SLICES = 0, MPB_OZ8_FAST, MPB_OZ8_ACCUM, MPB_OZ8_GEMM, MPB_OZ8_N_PARAMS };
 enum mpb_ozaki1_int8_accum { MPB_OZ8_ACC_FP64 = 0, MPB_OZ8_ACC_EXACT };
+/* gemm: one cublasGemmEx per call of the plan, or the engine's INT8 GEMM
+ * (kernels/tc/tc_i8.h, sm_90a), which takes one k per launch: then every
+ * call is one slice pair (no concatenation), 24 a launch. */
+enum mpb_ozaki1_int8_gemm { MPB_OZ8_GEMM_CALLS = 0, MPB_OZ8_GEMM_ENGINE };
 
 extern const struct mpb_param_spec mpb_ozaki1_fp16_params[], mpb_ozaki1_int8_params[];
 
@@ -56,6 +60,7 @@ struct mpb_ozaki1_plan {
     int beta;                /* bits per digit */
     int sa, sb;              /* digits of A's rows, of B's columns */
     int fast;                /* triangular p + q ≤ max(sa, sb) + 1 */
+    int engine;              /* int8 gemm=engine: one pair per call, never concatenated */
     int wmax;                /* largest weight used */
     enum mpb_ozaki1_acc acc;
     int64_t k, kpad;         /* kpad: k rounded up to 16, the slice stride */

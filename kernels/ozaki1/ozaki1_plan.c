@@ -9,9 +9,11 @@
 
 #include "mpb_arith.h"
 #include "common/cublas_util.h"
+#include "tc/tc_engine.h"
 
 static const char *const fp16_modes[] = {"dp", "cr", "fixed", NULL};
 static const char *const int8_accums[] = {"fp64", "exact", NULL};
+static const char *const int8_gemms[] = {"calls", "engine", NULL};
 
 
 const struct mpb_param_spec mpb_ozaki1_fp16_params[] = {
@@ -35,6 +37,10 @@ const struct mpb_param_spec mpb_ozaki1_int8_params[] = {
                        .choices = int8_accums,
                        .help = "fp64: every GEMM added in FP64; exact: equal weights summed "
                                "exactly first (one INT8 GEMM per weight, pairs concatenated along k)"},
+    [MPB_OZ8_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls", .choices = int8_gemms,
+                      .help = "INT8 GEMMs: calls = one cublasGemmEx per GEMM of the plan; engine = "
+                              "one product per slice pair (not concatenated), 24 a launch of "
+                              "mpbench's INT8 engine (sm_90a)"},
 };
 
 bool mpb_ozaki1_needs_stats(int format, const double *params)
@@ -123,12 +129,13 @@ static int64_t pair_max(const struct mpb_ozaki1_plan *plan, int p, int q, int64_
 }
 
 /* The calls of weight w: INT8 exact concatenates consecutive pairs while
- * their sum stays below 2^31; a pair over the limit alone is blocked along
- * k; otherwise one call per pair. */
+ * their sum stays below 2^31 (not for the engine, whose launch takes one
+ * k); a pair over the limit alone is blocked along k; otherwise one call
+ * per pair. Every split gives the same exact int64 sum per weight. */
 static bool plan_weight(struct mpb_ozaki1_plan *plan, int *cap, int w, int p_lo, int p_hi)
 {
     const int64_t limit = INT64_C(2147483647);
-    bool concat = plan->format == MPB_OZAKI1_INT8 && plan->acc == MPB_OZAKI1_ACC_PER_WEIGHT;
+    bool concat = plan->format == MPB_OZAKI1_INT8 && plan->acc == MPB_OZAKI1_ACC_PER_WEIGHT && !plan->engine;
     int first = plan->ncalls;
     for (int p = p_lo; p <= p_hi;) {
         int64_t total = pair_max(plan, p, w - p, plan->k);
@@ -169,6 +176,7 @@ bool mpb_ozaki1_plan_make(struct mpb_ozaki1_plan *plan, int format, enum mpb_tar
         plan->fast = params[MPB_OZ8_FAST] != 0;
         plan->acc = params[MPB_OZ8_ACCUM] == MPB_OZ8_ACC_EXACT ? MPB_OZAKI1_ACC_PER_WEIGHT
                                                               : MPB_OZAKI1_ACC_PER_CALL;
+        plan->engine = params[MPB_OZ8_GEMM] == MPB_OZ8_GEMM_ENGINE;
     } else {
         int cap = (int)params[MPB_OZ16_SLICES];
         int mode = (int)params[MPB_OZ16_MODE];
@@ -237,8 +245,12 @@ bool mpb_ozaki1_fp16_check(const double *params, const struct mpb_gemm *g,
 bool mpb_ozaki1_int8_check(const double *params, const struct mpb_gemm *g,
                            const struct mpb_device_info *dev, char *why, size_t why_len)
 {
-    (void)params;
-    return !dev || mpb_cublas_int_dims(g, "cublasGemmEx", why, why_len);
+    if (!dev)
+        return true;
+    if (params[MPB_OZ8_GEMM] == MPB_OZ8_GEMM_ENGINE &&
+        !tc_scheme_problem_supported(g->m, g->n, (g->k + 15) / 16 * 16, dev, why, why_len))
+        return false;
+    return mpb_cublas_int_dims(g, "cublasGemmEx", why, why_len);
 }
 
 /* Bounds for the generic selftest, |Ĉ−C| ≤ f·|A||B| entrywise.

@@ -7,27 +7,39 @@
  *          k-contiguous per row: op(A) = T, cuBLAS's fast INT8 layout) and
  *          one over B, counting the values the slices lose;
  *   gemm   one INT8→INT32 cublasGemmEx per slice pair and k chunk
- *          (mpb_gemm_int8_tn, columns blocked as every INT8 scheme);
+ *          (mpb_gemm_int8_tn, columns blocked as every INT8 scheme), or
+ *          with gemm=engine the same products in batches of up to
+ *          TC_I8_MAX_GEMMS, one launch of the engine's INT8 GEMM each
+ *          (kernels/tc/tc_i8.h, INT32 C: the same exact sums);
  *   accum  one kernel: per entry the int64 sums of equal weight over the
  *          planes, mpb_qt_combine, or the NaN/Inf fix-up.
  * k is padded with zeros to kp, a multiple of 32; above MPB_CRT_MAX_K it is
  * split into chunks, one INT32 plane per pair and chunk, added in int64 by
- * the accumulation (the same bits as one exact sum). */
+ * the accumulation (the same bits as one exact sum). gemm=engine pads k to
+ * chunks × chunk length instead (mpb_qt_slice_ld): one k for every product
+ * of a batch. */
 #include "quantensor/quantensor.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cuda_check.h"
 #include "common/cublas_util.h"
+#include "tc/tc_i8.h"
 
 struct qt_state {
     int level, s, npairs, wmax;
     struct mpb_qt_pair pairs[MPB_QT_MAX_PAIRS];
-    int64_t k, kp, chunks, chunk_len;
+    int64_t k, kp, chunks, chunk_len; /* kp: the slices' leading dimension (mpb_qt_slice_ld) */
+    int64_t ldc;                   /* rows of an INT32 plane (mpb_qt_plane_ld) */
+    bool engine;                   /* gemm=engine: the products through plans */
+    int nplans;                    /* engine launches per call; 0 when a dimension is 0 */
+    struct tc_i8_plan **plans;     /* plan b: products b·TC_I8_MAX_GEMMS … in plane order */
     void *base;                    /* the one device allocation the buffers below are carved from */
     int8_t *da, *db;               /* slice p of A at da + p·m·kp (row i at i·kp), of B likewise */
     uint32_t *amax, *bmax;         /* |max| per row of A / column of B, as bits */
-    int32_t *c32;                  /* plane (t·chunks + c)·m·n: pair t over chunk c */
+    int32_t *c32;                  /* plane (t·chunks + c)·ldc·n: pair t over chunk c */
     unsigned long long *lost;      /* [operand][MPB_QT_LOST_*] of the last call */
 };
 
@@ -168,12 +180,12 @@ static __global__ void qt_split_b(const float *b, int64_t k, int64_t n, int64_t 
  * S_w = Σ over the pairs of weight w and the chunks (int64, exact), then
  * mpb_qt_combine; an entry of a row/column holding NaN/±Inf is fixed up
  * from A and B instead. Threads run along i: every plane read coalesces. */
-static __global__ void qt_accum(const int32_t *c32, const struct qt_pairs pairs, int npairs,
+static __global__ void qt_accum(const int32_t *c32, int64_t ldc, const struct qt_pairs pairs, int npairs,
                                 int64_t chunks, int wmax, int64_t m, int64_t n, int64_t k,
                                 const uint32_t *amax, const uint32_t *bmax, const float *a,
                                 const float *b, float *c)
 {
-    int64_t mn = m * n;
+    int64_t mn = m * n, plane = ldc * n;
     for (int64_t x = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; x < mn;
          x += (int64_t)gridDim.x * blockDim.x) {
         int64_t i = x % m, j = x / m;
@@ -185,7 +197,7 @@ static __global__ void qt_accum(const int32_t *c32, const struct qt_pairs pairs,
         int64_t sw[MPB_QT_MAX_WEIGHT + 1] = {0, 0, 0, 0, 0};
         for (int t = 0; t < npairs; t++)
             for (int64_t ch = 0; ch < chunks; ch++)
-                sw[pairs.t[t].p + pairs.t[t].q] += __ldcs(c32 + (t * chunks + ch) * mn + x);
+                sw[pairs.t[t].p + pairs.t[t].q] += __ldcs(c32 + (t * chunks + ch) * plane + i + j * ldc);
         c[x] = mpb_qt_combine(sw, wmax,
                               mpb_qt_exponent(am) + mpb_qt_exponent(bm) - 2 * MPB_QT_BETA);
     }
@@ -220,10 +232,20 @@ static enum mpb_status qt_split(struct mpb_cuda_env *env, struct qt_state *s, co
 }
 
 /* One INT8 GEMM per pair and chunk: plane (t·chunks + c) = A_p^T·B_q over
- * the chunk's terms of the padded k. */
+ * the chunk's terms of the padded k; with gemm=engine the plans' launches
+ * (k = 0: every sum is 0). */
 static enum mpb_status qt_gemms(struct mpb_cuda_env *env, const struct qt_state *s, int64_t m, int64_t n)
 {
-    for (int t = 0; t < s->npairs; t++)
+    if (s->engine && !s->nplans) {
+        size_t bytes = sizeof(int32_t) * (size_t)(s->npairs * s->chunks) * (size_t)(s->ldc * n);
+        MPB_CUDA_TRY(env, cudaMemsetAsync(s->c32, 0, bytes, mpb_stream(env)));
+    }
+    for (int b = 0; b < s->nplans; b++) {
+        int err = tc_i8_plan_launch(s->plans[b], mpb_stream(env));
+        if (err)
+            return mpb_cuda_fail(env, cudaGetErrorString((cudaError_t)err), __FILE__, __LINE__);
+    }
+    for (int t = 0; t < s->npairs && !s->engine; t++)
         for (int64_t c = 0; c < s->chunks; c++) {
             int64_t l0 = c * s->chunk_len;
             int kc = (int)(s->kp - l0 < s->chunk_len ? s->kp - l0 : s->chunk_len);
@@ -253,7 +275,7 @@ static enum mpb_status quantensor_run(struct mpb_cuda_env *env, void *state, con
     for (int t = 0; t < MPB_QT_MAX_PAIRS; t++)
         pairs.t[t] = s->pairs[t];
     qt_accum<<<plane_grid(g->m * g->n), threads, 0, mpb_stream(env)>>>(
-        s->c32, pairs, s->npairs, s->chunks, s->wmax, g->m, g->n, g->k, s->amax, s->bmax,
+        s->c32, s->ldc, pairs, s->npairs, s->chunks, s->wmax, g->m, g->n, g->k, s->amax, s->bmax,
         (const float *)g->a, (const float *)g->b, (float *)g->c);
     MPB_LAUNCH_CHECK(env);
     mpb_phase_mark(clock, MPB_PHASE_ACCUM);
@@ -265,6 +287,9 @@ static void quantensor_teardown(struct mpb_cuda_env *env, void *state)
     struct qt_state *s = (struct qt_state *)state;
     if (!s)
         return;
+    for (int b = 0; b < s->nplans; b++)
+        tc_i8_plan_destroy(s->plans[b]);
+    free(s->plans);
     mpb_cuda_free(env, s->base);
     free(s);
 }
@@ -282,7 +307,7 @@ static enum mpb_status prepare(struct mpb_cuda_env *env, struct qt_state *s, con
 {
     size_t m = (size_t)g->m, n = (size_t)g->n, kp = (size_t)s->kp, ns = (size_t)s->s;
     size_t planes = (size_t)s->npairs * (size_t)s->chunks;
-    const size_t part[] = {ns * m * kp, ns * n * kp, planes * m * n * sizeof(int32_t),
+    const size_t part[] = {ns * m * kp, ns * n * kp, planes * (size_t)s->ldc * n * sizeof(int32_t),
                            m * sizeof(uint32_t), n * sizeof(uint32_t),
                            2 * MPB_QT_LOST_N * sizeof(unsigned long long)};
     size_t total = 0;
@@ -303,12 +328,50 @@ static enum mpb_status prepare(struct mpb_cuda_env *env, struct qt_state *s, con
     return MPB_STATUS_OK;
 }
 
-/* The runner has asked mpb_qt_check (int dimensions) before setup. */
+/* gemm=engine: product u = t·chunks + c (pair t over chunk c, each
+ * chunk_len long: kp is a whole number of chunks) into plane u, in
+ * batches of TC_I8_MAX_GEMMS, one plan each. None when a dimension is 0. */
+static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct qt_state *s, const struct mpb_gemm *g)
+{
+    int64_t total = s->npairs * s->chunks;
+    if (g->m == 0 || g->n == 0 || s->kp == 0)
+        return MPB_STATUS_OK;
+    int64_t count = (total + TC_I8_MAX_GEMMS - 1) / TC_I8_MAX_GEMMS;
+    s->plans = (struct tc_i8_plan **)calloc((size_t)count, sizeof *s->plans);
+    if (!s->plans)
+        return mpb_cuda_fail(env, "out of host memory for the engine's plans", __FILE__, __LINE__);
+    const size_t plane = (size_t)(s->ldc * g->n);
+    for (int64_t u0 = 0; u0 < total; u0 += TC_I8_MAX_GEMMS) {
+        struct tc_i8_args a = {};
+        a.m = g->m;
+        a.n = g->n;
+        a.k = s->chunk_len;
+        a.ld = s->kp;
+        a.ldc = s->ldc;
+        a.n_gemms = (int)(total - u0 < TC_I8_MAX_GEMMS ? total - u0 : TC_I8_MAX_GEMMS);
+        for (int x = 0; x < a.n_gemms; x++) {
+            int64_t u = u0 + x, t = u / s->chunks, l0 = u % s->chunks * s->chunk_len;
+            a.gemms[x].a = s->da + (size_t)(s->pairs[t].p * g->m * s->kp + l0);
+            a.gemms[x].b = s->db + (size_t)(s->pairs[t].q * g->n * s->kp + l0);
+            a.gemms[x].c = s->c32 + (size_t)u * plane;
+            a.gemms[x].mod = 0;
+        }
+        char why[256];
+        if (tc_i8_plan_create(&a, &s->plans[s->nplans], why, sizeof why) != 0)
+            return mpb_cuda_fail(env, why, __FILE__, __LINE__);
+        s->nplans++;
+    }
+    return MPB_STATUS_OK;
+}
+
 static enum mpb_status quantensor_setup(struct mpb_cuda_env *env, const struct mpb_gemm *g,
                                         const double *params, void **state)
 {
-    struct qt_state *s = (struct qt_state *)calloc(1, sizeof *s);
     *state = NULL;
+    char why[256];
+    if (!mpb_qt_check(params, g, mpb_cuda_device(env), why, sizeof why))
+        return mpb_cuda_fail(env, why, __FILE__, __LINE__);
+    struct qt_state *s = (struct qt_state *)calloc(1, sizeof *s);
     if (!s)
         return mpb_cuda_fail(env, "out of host memory for the scheme state", __FILE__, __LINE__);
     s->level = (int)params[MPB_QT_LEVELS];
@@ -316,9 +379,13 @@ static enum mpb_status quantensor_setup(struct mpb_cuda_env *env, const struct m
     s->npairs = mpb_qt_pairs(s->level, s->pairs);
     s->wmax = mpb_qt_max_weight(s->level);
     s->k = g->k;
-    s->kp = mpb_qt_padded_k(g->k);
+    s->kp = mpb_qt_slice_ld(params, g->k);
+    s->ldc = mpb_qt_plane_ld(params, g->m);
+    s->engine = params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE;
     mpb_qt_chunking(g->k, &s->chunks, &s->chunk_len);
     enum mpb_status st = prepare(env, s, g);
+    if (st == MPB_STATUS_OK && s->engine)
+        st = plan_engine(env, s, g);
     if (st != MPB_STATUS_OK) {
         quantensor_teardown(env, s);
         return st;
@@ -339,6 +406,9 @@ static enum mpb_status quantensor_report(struct mpb_cuda_env *env, void *state,
     for (int c = 0; c < 2 * MPB_QT_LOST_N; c++)
         lost[c / MPB_QT_LOST_N][c % MPB_QT_LOST_N] = dev_lost[c];
     mpb_qt_report(s->level, s->k, lost, info);
+    size_t used = strlen(info->settings);
+    if (s->engine && used < sizeof info->settings)
+        snprintf(info->settings + used, sizeof info->settings - used, " gemm=engine launches=%d", s->nplans);
     return MPB_STATUS_OK;
 }
 

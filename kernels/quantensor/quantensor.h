@@ -8,7 +8,8 @@
  *
  * What a row reports (kernels/quantensor/README.md): slices = INT8 slices per row of A / column
  * of B (1, 2, 3, 3 at levels 0..3), fallback = 0; settings = levels, slices,
- * products (INT8 GEMMs per k chunk) and the k split when there is one; note
+ * products (INT8 GEMMs per k chunk), the k split when there is one and, on
+ * the GPU with gemm=engine, "gemm=engine launches=L"; note
  * = values the slices did not hold exactly, those lost entirely, and rows /
  * columns whose NaN/±Inf were fixed up. */
 #ifndef MPB_QUANTENSOR_H
@@ -27,12 +28,25 @@
 extern "C" {
 #endif
 
-enum mpb_qt_param { MPB_QT_LEVELS = 0, MPB_QT_N_PARAMS };
+enum mpb_qt_param { MPB_QT_LEVELS = 0, MPB_QT_GEMM, MPB_QT_N_PARAMS };
+/* gemm: one cublasGemmEx per slice pair and k chunk, or every product in
+ * as few launches of the engine's INT8 GEMM as it takes (kernels/tc/tc_i8.h;
+ * sm_90a; INT32 C, so the same exact sums). */
+enum mpb_qt_gemm { MPB_QT_GEMM_CALLS = 0, MPB_QT_GEMM_ENGINE };
 
 extern const struct mpb_param_spec mpb_quantensor_params[MPB_QT_N_PARAMS];
 
 /* k padded with zeros to a multiple of 32: aligned int8 leading dimensions. */
 int64_t mpb_qt_padded_k(int64_t k);
+
+/* The slices' leading dimension: the padded k, or with gemm=engine
+ * chunks × chunk length (zeros past k), so that every product of the batch
+ * has one k, as the engine's launch requires. */
+int64_t mpb_qt_slice_ld(const double *params, int64_t k);
+
+/* The INT32 planes' leading dimension: m, or with gemm=engine m up to a
+ * multiple of 4 (the engine's rule for INT32 C). */
+int64_t mpb_qt_plane_ld(const double *params, int64_t m);
 
 /* The split of the padded k into INT32-exact chunks (common/crt_arith.h's
  * limit k·128² < 2^31 covers |d| ≤ 127): their count and the length of all

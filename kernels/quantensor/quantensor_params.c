@@ -9,6 +9,9 @@
 #include "common/crt_arith.h"
 #include "common/cublas_util.h"
 #include "mpb_size.h"
+#include "tc/tc_engine.h"
+
+static const char *const gemm_choices[] = {"calls", "engine", NULL};
 
 /* Default 3: the full resolution, the variant that aims at FP32 accuracy
  * (MixPert §2.2: 1.5e-6 against 6.76e-5 for plain quantisation). */
@@ -18,6 +21,11 @@ const struct mpb_param_spec mpb_quantensor_params[MPB_QT_N_PARAMS] = {
                        .help = "residual refinement levels: 0 = plain INT8 quantisation (1 INT8 "
                                "GEMM), 1 = +2 cross products (3), 2 = 3 slices, weights <= 2 (6), "
                                "3 = all 9 products of 3 slices"},
+    [MPB_QT_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls",
+                     .choices = gemm_choices,
+                     .help = "INT8 GEMMs: calls = one cublasGemmEx per slice pair and k chunk; "
+                             "engine = all of them in one launch of mpbench's INT8 engine "
+                             "(24 products a launch at most; sm_90a)"},
 };
 
 int64_t mpb_qt_padded_k(int64_t k)
@@ -30,6 +38,20 @@ void mpb_qt_chunking(int64_t k, int64_t *chunks, int64_t *len)
     int64_t kp = mpb_qt_padded_k(k), most = k <= MPB_CRT_MAX_K ? kp : MPB_CRT_CHUNK_K;
     *chunks = mpb_crt_chunks(kp, most);
     *len = mpb_crt_chunk_len(kp, most, 32);
+}
+
+int64_t mpb_qt_slice_ld(const double *params, int64_t k)
+{
+    if (params[MPB_QT_GEMM] != MPB_QT_GEMM_ENGINE)
+        return mpb_qt_padded_k(k);
+    int64_t chunks, len;
+    mpb_qt_chunking(k, &chunks, &len);
+    return chunks * len;
+}
+
+int64_t mpb_qt_plane_ld(const double *params, int64_t m)
+{
+    return params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE ? (m + 3) / 4 * 4 : m;
 }
 
 void mpb_qt_report(int level, int64_t k, const uint64_t lost[2][MPB_QT_LOST_N],
@@ -69,12 +91,14 @@ void mpb_qt_report(int level, int64_t k, const uint64_t lost[2][MPB_QT_LOST_N],
 bool mpb_qt_check(const double *params, const struct mpb_gemm *g,
                   const struct mpb_device_info *dev, char *why, size_t why_len)
 {
-    (void)params;
     if (!dev)
         return true;
+    if (params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE &&
+        !tc_scheme_problem_supported(g->m, g->n, mpb_qt_slice_ld(params, g->k), dev, why, why_len))
+        return false;
     /* The slices' leading dimension is the padded k. */
     struct mpb_gemm padded = *g;
-    padded.k = mpb_qt_padded_k(g->k);
+    padded.k = mpb_qt_slice_ld(params, g->k);
     return mpb_cublas_int_dims(&padded, "cublasGemmEx", why, why_len);
 }
 
@@ -110,9 +134,10 @@ double mpb_qt_bound(const double *params, int64_t k)
 }
 
 /* Mirrors quantensor_host.c's allocations (slices over k, a maximum and an
- * exponent per row and column) and quantensor.cu's (slices over the padded
- * k, one INT32 plane per product and k chunk, the maxima, the loss
- * counters, each part of its one allocation rounded up to 256 bytes). */
+ * exponent per row and column) and quantensor.cu's (slices over
+ * mpb_qt_slice_ld, one INT32 plane of mpb_qt_plane_ld rows per product and
+ * k chunk, the maxima, the loss counters, each part of its one allocation
+ * rounded up to 256 bytes). */
 size_t mpb_qt_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
 {
     int level = (int)params[MPB_QT_LEVELS];
@@ -123,7 +148,8 @@ size_t mpb_qt_workspace(const double *params, const struct mpb_gemm *g, bool on_
     size_t bytes = mpb_size_add(mpb_size_matrix(vecs, 1, 2 * sizeof(int32_t)), 8 * 256);
     if (!on_device)
         return mpb_size_add(bytes, mpb_size_mul(s, mpb_size_matrix(vecs, g->k, 1)));
-    bytes = mpb_size_add(bytes, mpb_size_mul(s, mpb_size_matrix(vecs, mpb_qt_padded_k(g->k), 1)));
+    bytes = mpb_size_add(bytes, mpb_size_mul(s, mpb_size_matrix(vecs, mpb_qt_slice_ld(params, g->k), 1)));
     return mpb_size_add(bytes, mpb_size_mul(np * (size_t)chunks,
-                                            mpb_size_matrix(g->m, g->n, sizeof(int32_t))));
+                                            mpb_size_matrix(mpb_qt_plane_ld(params, g->m), g->n,
+                                                            sizeof(int32_t))));
 }

@@ -4,11 +4,13 @@
  * reconstruction of integers anywhere in |X| < 2^L, small ones included, is
  * within 2^-53·|X|·(1 + 2^-52) + 2^(bitlen(M)−120) (the componentwise
  * accuracy the engine's bound needs); the W-bit values are those the slice
- * engine's digits hold. Fixed seed; failures print the values. */
+ * engine's digits hold; gemm=engine's parameter and check(). Fixed seed;
+ * failures print the values. */
 #include <gmp.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #define TEST_RNG_SEED 0x2545F4914F6CDD1Dull
@@ -130,8 +132,44 @@ static void test_value_matches_slices(void)
     }
 }
 
+/* gemm=engine: the parameter's values, and check() refusing it where the
+ * engine cannot run (not sm_90a, k past one INT32 sum, engine=slices)
+ * with the reason, accepting it on sm_90a and on the host (dev NULL). */
+static void test_gemm_engine_check(void)
+{
+    const struct mpb_param_spec *spec = &mpb_adp_params[MPB_ADP_GEMM];
+    double v;
+    char why[256] = "";
+    CHECK(!strcmp(spec->name, "gemm") && !strcmp(spec->def, "calls"), "gemm: %s, default %s", spec->name, spec->def);
+    CHECK(mpb_param_parse(spec, "engine", &v, why, sizeof why) && v == MPB_ADP_GEMM_ENGINE, "gemm=engine");
+    CHECK(!mpb_param_parse(spec, "batched", &v, why, sizeof why) && strstr(why, "calls|engine"), "gemm=batched: '%s'",
+          why);
+    double params[MPB_MAX_PARAMS];
+    mpb_param_defaults(mpb_adp_params, MPB_ADP_N_PARAMS, params);
+    params[MPB_ADP_GEMM] = MPB_ADP_GEMM_ENGINE;
+    struct mpb_gemm g = {.m = 33, .n = 7, .k = 131071, .target = MPB_TARGET_FP64};
+    struct mpb_device_info hopper = {.cc_major = 9, .cc_minor = 0}, ampere = {.cc_major = 8, .cc_minor = 0};
+    CHECK(mpb_adp_check(params, &g, &hopper, why, sizeof why), "k=131071 on sm_90: %s", why);
+    CHECK(mpb_adp_check(params, &g, NULL, why, sizeof why), "on the host: %s", why);
+    why[0] = '\0';
+    CHECK(!mpb_adp_check(params, &g, &ampere, why, sizeof why) && strstr(why, "sm_90a"), "sm_80: '%s'", why);
+    g.k = 131072;
+    why[0] = '\0';
+    CHECK(!mpb_adp_check(params, &g, &hopper, why, sizeof why) && strstr(why, "k=131072") && strstr(why, "gemm=calls"),
+          "k=131072: '%s'", why);
+    g.k = 64;
+    params[MPB_ADP_ENGINE] = MPB_ADP_ENGINE_SLICES;
+    why[0] = '\0';
+    CHECK(!mpb_adp_check(params, &g, &hopper, why, sizeof why) && strstr(why, "engine=crt"), "engine=slices: '%s'",
+          why);
+    params[MPB_ADP_GEMM] = MPB_ADP_GEMM_CALLS;
+    g.k = 262200;
+    CHECK(mpb_adp_check(params, &g, &ampere, why, sizeof why), "gemm=calls engine=slices k=262200 on sm_80: %s", why);
+}
+
 int main(void)
 {
+    test_gemm_engine_check();
     test_budget_and_count();
     test_reconstruction();
     test_value_matches_slices();

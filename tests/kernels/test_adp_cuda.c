@@ -10,7 +10,12 @@
  *  - fixed_bits=55 fallback=off on wide-range data: still bitwise;
  *  - NaN/Inf in A, and decision=auto: fallback 1 and bitwise cublasDgemm's
  *    output (the native scheme on the same data); the note counts the 2
- *    special entries.
+ *    special entries;
+ *  - on an sm_90a GPU, gemm=engine (the CRT products in one launch of the
+ *    engine's INT8 GEMM per count of moduli): bitwise the host model and
+ *    gemm=calls on awkward shapes up to k = 131071, at 25 moduli (two
+ *    launches), with the slice engine taking over where the moduli do not
+ *    suffice, and with NaN/Inf (native).
  * Exits 77 without a device. */
 #include <math.h>
 #include <stdlib.h>
@@ -57,6 +62,7 @@ static bool run_gpu(struct mpb_cuda_env *env, const struct mpb_scheme_cuda *ops,
 static void params_of(double *p, int decision, int fallback, int fixed_bits, int engine)
 {
     mpb_param_defaults(mpb_adp_params, MPB_ADP_N_PARAMS, p);
+    p[MPB_ADP_GEMM] = MPB_ADP_GEMM_CALLS;
     p[MPB_ADP_DECISION] = decision;
     p[MPB_ADP_FALLBACK] = fallback;
     p[MPB_ADP_FIXED_BITS] = fixed_bits;
@@ -64,14 +70,28 @@ static void params_of(double *p, int decision, int fallback, int fixed_bits, int
 }
 
 /* GPU against the host model, bit for bit, with the same decision; `crt`:
- * whether the CRT engine must have run. */
+ * whether the CRT engine must have run. With gemm=engine, also against
+ * gemm=calls on the GPU. */
 static void check_emulated(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k, int spread,
                            const double *params, bool crt)
 {
     double *a = matrix(m * k, spread), *b = matrix(k * n, spread);
     double *c = malloc(sizeof *c * (size_t)(m * n)), *h = malloc(sizeof *h * (size_t)(m * n));
     struct mpb_scheme_info gi, hi = {.slices = -1, .fallback = -1};
-    if (run_gpu(env, &mpb_adp_cuda, params, m, n, k, a, b, c, &gi)) {
+    bool ok = run_gpu(env, &mpb_adp_cuda, params, m, n, k, a, b, c, &gi);
+    if (ok && params[MPB_ADP_GEMM] == MPB_ADP_GEMM_ENGINE) {
+        double calls[MPB_MAX_PARAMS];
+        memcpy(calls, params, sizeof calls);
+        calls[MPB_ADP_GEMM] = MPB_ADP_GEMM_CALLS;
+        double *cc = malloc(sizeof *cc * (size_t)(m * n));
+        struct mpb_scheme_info ci;
+        if (run_gpu(env, &mpb_adp_cuda, calls, m, n, k, a, b, cc, &ci))
+            CHECK(memcmp(c, cc, sizeof *c * (size_t)(m * n)) == 0,
+                  "%lldx%lldx%lld spread %d: gemm=engine differs from gemm=calls on the GPU", (long long)m,
+                  (long long)n, (long long)k, spread);
+        free(cc);
+    }
+    if (ok) {
         struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP64, .a = a, .b = b, .c = h};
         CHECK(mpb_adp_host(&hg, params, &hi) == MPB_STATUS_OK, "host model");
         CHECK(gi.fallback == 0 && gi.slices == hi.slices && !strcmp(gi.settings, hi.settings),
@@ -142,6 +162,22 @@ int main(void)
     check_emulated(env, 5, 3, 140000, 60, crt, false); /* the same above ADP_MAX_TERMS */
     check_native(env, 200, true, crt);
     check_native(env, 512, false, automatic);
+    const struct mpb_device_info *dev = mpb_cuda_device(env);
+    if (dev->cc_major == 9 && dev->cc_minor == 0) {
+        static const int64_t engine_shapes[][3] = {{1, 1, 1},       {7, 7, 7},     {33, 31, 129}, {127, 127, 127},
+                                                   {1, 300, 77},    {300, 1, 200}, {129, 127, 65}, {300, 200, 1000},
+                                                   {64, 64, 20000}, {3, 5, 131071}};
+        crt[MPB_ADP_GEMM] = MPB_ADP_GEMM_ENGINE;
+        for (size_t i = 0; i < sizeof engine_shapes / sizeof engine_shapes[0]; i++)
+            check_emulated(env, engine_shapes[i][0], engine_shapes[i][1], engine_shapes[i][2], 8, crt, true);
+        check_emulated(env, 256, 256, 256, 0, crt, true);
+        check_emulated(env, 130, 70, 300, 60, crt, false); /* 53 + ESC > 88 bits: slices, through cuBLAS */
+        fixed55[MPB_ADP_GEMM] = MPB_ADP_GEMM_ENGINE;
+        check_emulated(env, 130, 70, 300, 60, fixed55, true);
+        fixed55[MPB_ADP_FIXED_BITS] = 90; /* 2·90 + 9 bits: all 25 moduli, two launches */
+        check_emulated(env, 130, 70, 300, 8, fixed55, true);
+        check_native(env, 200, true, crt);
+    }
     mpb_cuda_close(env);
     return check_report("test_adp_cuda");
 }

@@ -7,7 +7,9 @@
  *  - int8: fixed point by Test 2 (fails at wide b, passes at b = 0);
  *  - NaN/±Inf (kernels/ozaki1/README.md): NaN where the row of A or column
  *    of B holds one, the other entries unaffected, every scheme and mode;
- *  - subnormal inputs: cr still correctly rounded where they decide C_ij. */
+ *  - subnormal inputs: cr still correctly rounded where they decide C_ij;
+ *  - int8 gemm=engine: one pair per call, all of k covered, bitwise
+ *    gemm=calls; check() refuses it off sm_90a. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -234,8 +236,76 @@ static void check_cr_subnormal(void)
     free(c);
 }
 
+/* int8 gemm=engine's plan: one pair per call (the engine's launch takes one
+ * k), every pair of the calls plan covered once over all of k (blocked
+ * where one pair's INT32 sum could overflow); the host model's output
+ * bitwise gemm=calls' (the per-weight sums are exact in int64 however the
+ * pairs are grouped); check() refuses the engine off sm_90a, naming it. */
+static void check_engine_plan(void)
+{
+    const struct mpb_scheme *s = mpb_scheme_find("ozaki1_int8");
+    static const int64_t ks[] = {1, 100, 270000};
+    for (int fast = 0; fast <= 1; fast++)
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+            double params[MPB_MAX_PARAMS];
+            mpb_param_defaults(s->params, s->n_params, params);
+            params[MPB_OZ8_FAST] = fast;
+            struct mpb_ozaki1_plan calls, engine;
+            CHECK(mpb_ozaki1_plan_make(&calls, MPB_OZAKI1_INT8, MPB_TARGET_FP64, params, 4, 4, ks[i], NULL, NULL),
+                  "calls plan");
+            params[MPB_OZ8_GEMM] = MPB_OZ8_GEMM_ENGINE;
+            CHECK(mpb_ozaki1_plan_make(&engine, MPB_OZAKI1_INT8, MPB_TARGET_FP64, params, 4, 4, ks[i], NULL, NULL),
+                  "engine plan");
+            int64_t pairs_calls = 0, covered = 0;
+            bool concat = false;
+            for (int c = 0; c < calls.ncalls; c++) {
+                pairs_calls += calls.calls[c].npairs * calls.calls[c].len;
+                concat = concat || calls.calls[c].npairs > 1;
+            }
+            for (int c = 0; c < engine.ncalls; c++) {
+                const struct mpb_ozaki1_call *x = &engine.calls[c];
+                CHECK(x->npairs == 1 && x->len > 0 && x->l0 + x->len <= engine.kpad && x->p_lo + x->q_hi == x->w,
+                      "k=%lld call %d: %d pairs over [%lld, +%lld)", (long long)ks[i], c, x->npairs, (long long)x->l0,
+                      (long long)x->len);
+                covered += x->len;
+            }
+            CHECK(covered == pairs_calls, "k=%lld fast=%d: the engine plan covers %lld pair-terms, calls %lld",
+                  (long long)ks[i], fast, (long long)covered, (long long)pairs_calls);
+            CHECK(concat || ks[i] > 100, "k=%lld: the calls plan concatenates no pairs: the test compares nothing",
+                  (long long)ks[i]);
+            mpb_ozaki1_plan_free(&calls);
+            mpb_ozaki1_plan_free(&engine);
+        }
+    for (int fast = 0; fast <= 1; fast++) {
+        const char *f = fast ? "1" : "0";
+        const char *kv_calls[] = {"fast", f, NULL}, *kv_engine[] = {"fast", f, "gemm", "engine", NULL};
+        void *a, *b;
+        void *c0 = run_case("ozaki1_int8", kv_calls, "phi", 2, 40, &a, &b);
+        void *c1 = run_gemm("ozaki1_int8", kv_engine, 40, 40, 40, a, b);
+        CHECK(memcmp(c0, c1, sizeof(double) * 40 * 40) == 0, "fast=%s: host model gemm=engine differs from calls", f);
+        free(a), free(b), free(c0), free(c1);
+    }
+    double params[MPB_MAX_PARAMS];
+    mpb_param_defaults(s->params, s->n_params, params);
+    params[MPB_OZ8_GEMM] = MPB_OZ8_GEMM_ENGINE;
+    const struct mpb_gemm g = {.m = 33, .n = 7, .k = 1000, .target = MPB_TARGET_FP64};
+    struct mpb_device_info hopper = {.cc_major = 9, .cc_minor = 0}, ampere = {.cc_major = 8, .cc_minor = 6};
+    char why[256] = "";
+    CHECK(!s->check(params, &g, &ampere, why, sizeof why) && strstr(why, "sm_90a") && strstr(why, "sm_86"),
+          "gemm=engine on sm_86: '%s'", why);
+    CHECK(s->check(params, &g, &hopper, why, sizeof why) && s->check(params, &g, NULL, why, sizeof why),
+          "gemm=engine on sm_90 / the host: %s", why);
+    params[MPB_OZ8_GEMM] = MPB_OZ8_GEMM_CALLS;
+    CHECK(s->check(params, &g, &ampere, why, sizeof why), "gemm=calls on sm_86: %s", why);
+    double v;
+    why[0] = '\0';
+    CHECK(!mpb_param_parse(&s->params[MPB_OZ8_GEMM], "cublas", &v, why, sizeof why) && strstr(why, "calls|engine"),
+          "gemm=cublas: '%s'", why);
+}
+
 int main(void)
 {
+    check_engine_plan();
     check_digits(MPB_OZAKI1_INT8, 100);
     for (int64_t k = 1; k <= (INT64_C(1) << 22); k *= 8)
         check_digits(MPB_OZAKI1_FP16, k);

@@ -10,7 +10,8 @@
  *    that attains it (so it can fail);
  *  - NaN/±Inf: the rows/columns holding them get SGEMM's non-finite value,
  *    every other entry is bitwise the clean product's; overflow gives ±Inf;
- *  - parameter validation: a bad `levels` is refused, naming the range. */
+ *  - parameter validation: a bad `levels` is refused, naming the range;
+ *    `gemm` takes calls|engine, and check() refuses engine off sm_90a. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
@@ -274,6 +275,27 @@ static void check_params(void)
         snprintf(text, sizeof text, "%d", level);
         CHECK(mpb_param_parse(&s->params[MPB_QT_LEVELS], text, &v, why, sizeof why) && v == level, "levels=%d", level);
     }
+    const struct mpb_param_spec *gemm = &s->params[MPB_QT_GEMM];
+    CHECK(!strcmp(gemm->name, "gemm") && !strcmp(gemm->def, "calls"), "gemm: %s, default %s", gemm->name, gemm->def);
+    CHECK(mpb_param_parse(gemm, "engine", &v, why, sizeof why) && v == MPB_QT_GEMM_ENGINE, "gemm=engine");
+    CHECK(mpb_param_parse(gemm, "calls", &v, why, sizeof why) && v == MPB_QT_GEMM_CALLS, "gemm=calls");
+    why[0] = '\0';
+    CHECK(!mpb_param_parse(gemm, "cublas", &v, why, sizeof why) && strstr(why, "calls|engine"),
+          "gemm=cublas: '%s' does not say calls|engine", why);
+    /* check(): the engine on sm_90a only (the host backend, dev NULL, runs
+     * the host model whatever gemm says) */
+    double params[MPB_MAX_PARAMS];
+    mpb_param_defaults(s->params, s->n_params, params);
+    params[MPB_QT_GEMM] = MPB_QT_GEMM_ENGINE;
+    const struct mpb_gemm g = {.m = 33, .n = 7, .k = 200000, .target = MPB_TARGET_FP32};
+    struct mpb_device_info hopper = {.cc_major = 9, .cc_minor = 0}, ampere = {.cc_major = 8, .cc_minor = 0};
+    why[0] = '\0';
+    CHECK(!s->check(params, &g, &ampere, why, sizeof why) && strstr(why, "sm_90a") && strstr(why, "sm_80"),
+          "gemm=engine on sm_80: '%s'", why);
+    CHECK(s->check(params, &g, &hopper, why, sizeof why), "gemm=engine on sm_90: %s", why);
+    CHECK(s->check(params, &g, NULL, why, sizeof why), "gemm=engine on the host: %s", why);
+    params[MPB_QT_GEMM] = MPB_QT_GEMM_CALLS;
+    CHECK(s->check(params, &g, &ampere, why, sizeof why), "gemm=calls on sm_80: %s", why);
 }
 
 int main(void)
