@@ -26,10 +26,11 @@ static const char help_text[] =
 "recorded shape that kept its operands (TRACE/cNNNNNN_A.npy, _B.npy: op(A) and\n"
 "op(B)) becomes a case of the file generator, labelled `trace=TRACE call=N` in\n"
 "gen_params, and runs through the schemes named and the native GEMM of its\n"
-"routine (dgemm for dgemm_ and cblas_dgemm, sgemm for the s routines), with\n"
+"type (dgemm, sgemm, zgemm or cgemm: cublasZgemm_v2's is zgemm), with\n"
 "the exact reference and grades: one `mpbench run`, whose options above mean\n"
 "what they mean there, and whose table and CSV are as ever. C on input (beta\n"
 "!= 0) is kept in the trace but not replayed: the product A·B is graded.\n"
+"Batched cuBLAS calls are only counted in the trace: they keep no operands.\n"
 "\n"
 "Then the application's summary: per scheme, the shapes replayed, the calls\n"
 "they stand for, how many lose accuracy (err_fro_rel above 2x the native\n"
@@ -143,12 +144,12 @@ int mpb_cmd_replay(int argc, char **argv)
         mpb_cli_error(CMD, "%s", why);
         return MPB_EXIT_USAGE;
     }
-    bool has_d = false, has_s = false, any = false;
+    /* the native GEMM of each type replayed: d, s, z, c */
+    bool has[4] = {false, false, false, false}, any = false;
     for (int c = 0; c < t.n_classes; c++)
         if (t.classes[c].stem[0]) {
             any = true;
-            has_d |= t.classes[c].target == MPB_TARGET_FP64;
-            has_s |= t.classes[c].target == MPB_TARGET_FP32;
+            has[strchr("dszc", t.classes[c].type) - "dszc"] = true;
         }
     if (!any) {
         mpb_cli_error(CMD, "%s: none of its %lld calls kept operands (the byte budget, MPBENCH_HOOK_BUDGET, was "
@@ -163,10 +164,10 @@ int mpb_cmd_replay(int argc, char **argv)
     bool ok = push(&rv, &rn, "run");
     for (int i = 2; ok && i < argc; i++)
         ok = push(&rv, &rn, argv[i]);
-    if (has_d)
-        ok = ok && push(&rv, &rn, "-s") && push(&rv, &rn, "dgemm");
-    if (has_s)
-        ok = ok && push(&rv, &rn, "-s") && push(&rv, &rn, "sgemm");
+    static const char *const natives[4] = {"dgemm", "sgemm", "zgemm", "cgemm"};
+    for (int i = 0; i < 4; i++)
+        if (has[i])
+            ok = ok && push(&rv, &rn, "-s") && push(&rv, &rn, natives[i]);
     if (!csv)
         ok = ok && csv_default && push(&rv, &rn, "--csv") && push(&rv, &rn, csv_default);
     for (int c = 0; ok && c < t.n_classes; c++) {

@@ -17,6 +17,7 @@
 
 #include "case/values.h"
 #include "hook/emulate.h"
+#include "hook/hook_cuda.h"
 #include "hook/trace.h"
 #include "schemes/registry.h"
 
@@ -28,6 +29,9 @@ enum mode { MODE_OFF, MODE_RECORD, MODE_EMULATE };
 static enum mode mode;
 static struct mpb_hook_emulation emulation;
 static int64_t sample_every = DEFAULT_SAMPLE;
+/* cuBLAS calls timed on the device: events around the call on its stream,
+ * the end waited for (MPBENCH_HOOK_SYNC=0: the host's time to enqueue). */
+static bool device_times = true;
 static pthread_once_t configured = PTHREAD_ONCE_INIT;
 /* The trace and the call counter; operands are saved under it too. */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -67,6 +71,7 @@ static enum mode read_config(struct mpb_trace_config *tc, char *why, size_t why_
 {
     const char *m = getenv("MPBENCH_HOOK"), *dir = getenv("MPBENCH_HOOK_TRACE");
     const char *budget = getenv("MPBENCH_HOOK_BUDGET"), *sample = getenv("MPBENCH_HOOK_SAMPLE");
+    const char *sync = getenv("MPBENCH_HOOK_SYNC");
     if (!m || !*m || !strcmp(m, "off"))
         return MODE_OFF;
     enum mode want = !strcmp(m, "record") ? MODE_RECORD : !strncmp(m, "emulate=", 8) ? MODE_EMULATE : MODE_OFF;
@@ -80,6 +85,9 @@ static enum mode read_config(struct mpb_trace_config *tc, char *why, size_t why_
     else if (sample && (!mpb_int_parse(sample, &tc->sample_every) || tc->sample_every < 0))
         snprintf(why, why_len, "MPBENCH_HOOK_SAMPLE=%s: expected N >= 0 (every Nth emulated call checked "
                  "against the native one; 0: none)", sample);
+    else if (sync && strcmp(sync, "0") && strcmp(sync, "1"))
+        snprintf(why, why_len, "MPBENCH_HOOK_SYNC=%s: expected 1 (cuBLAS calls timed on the device, the default) or "
+                 "0 (the host's time to enqueue them, the program left asynchronous)", sync);
     else if (want == MODE_EMULATE && !mpb_hook_emulation_parse(m + 8, &emulation, why, why_len))
         ;
     else
@@ -97,6 +105,8 @@ static void configure(void)
     if (why[0])
         mpb_hook_log_once(MPB_HOOK_LOG_CONFIG, "%s; every call passes through unchanged", why);
     sample_every = tc.sample_every;
+    const char *sync = getenv("MPBENCH_HOOK_SYNC");
+    device_times = !sync || strcmp(sync, "0");
 }
 
 bool mpb_hook_bypass(void)
@@ -123,13 +133,13 @@ static bool call_valid(const struct mpb_hook_call *c)
            ld_ok(c->ldb, c->row_major, tb ? c->n : c->k, tb ? c->k : c->n) && ld_ok(c->ldc, c->row_major, c->m, c->n);
 }
 
-void *mpb_hook_pack(const struct mpb_hook_call *c, char which)
+/* op(X) packed from X stored at src with leading dimension ld. */
+static void *pack_from(const struct mpb_hook_call *c, char which, const char *src, int64_t ld)
 {
-    const void *src = which == 'A' ? c->a : which == 'B' ? c->b : c->c;
     bool trans = which == 'A' ? c->transa != 'N' : which == 'B' ? c->transb != 'N' : false;
+    bool conj = c->field == MPB_FIELD_COMPLEX && (which == 'A' ? c->transa : which == 'B' ? c->transb : 'N') == 'C';
     int64_t rows = which == 'B' ? c->k : c->m, cols = which == 'A' ? c->k : c->n;
-    int64_t ld = which == 'A' ? c->lda : which == 'B' ? c->ldb : c->ldc;
-    size_t elem = c->target == MPB_TARGET_FP64 ? 8 : 4;
+    size_t elem = mpb_elem_size(c->target, c->field);
     char *out = malloc(elem * (size_t)(rows > 0 && cols > 0 ? rows * cols : 1));
     if (!out)
         return NULL;
@@ -138,8 +148,26 @@ void *mpb_hook_pack(const struct mpb_hook_call *c, char which)
             /* op(X)(i, j) is stored X(i, j), or X(j, i) when transposed */
             int64_t r = trans ? j : i, s = trans ? i : j;
             size_t at = c->row_major ? (size_t)(r * ld + s) : (size_t)(r + s * ld);
-            memcpy(out + elem * (size_t)(i + j * rows), (const char *)src + elem * at, elem);
+            char *to = out + elem * (size_t)(i + j * rows);
+            memcpy(to, src + elem * at, elem);
+            if (conj && c->target == MPB_TARGET_FP64)
+                ((double *)to)[1] = -((double *)to)[1];
+            else if (conj)
+                ((float *)to)[1] = -((float *)to)[1];
         }
+    return out;
+}
+
+void *mpb_hook_pack(const struct mpb_hook_call *c, char which)
+{
+    const void *src = which == 'A' ? c->a : which == 'B' ? c->b : c->c;
+    int64_t ld = which == 'A' ? c->lda : which == 'B' ? c->ldb : c->ldc;
+    if (!c->device)
+        return pack_from(c, which, src, ld);
+    int64_t rows;
+    void *stored = mpb_hook_cuda_stored(c, which, &rows);
+    void *out = stored ? pack_from(c, which, stored, rows) : NULL;
+    free(stored);
     return out;
 }
 
@@ -154,8 +182,20 @@ static double now_s(void)
  * taken, said once. *err: against the real routine, on a sampled call. */
 static bool emulate_call(const struct mpb_hook_routine *r, const struct mpb_hook_call *c, double *err)
 {
-    if (c->m == 0 || c->n == 0 || c->k == 0 || c->alpha == 0)
+    if (c->m == 0 || c->n == 0 || c->k == 0 || (c->alpha == 0 && c->alpha_im == 0))
         return false; /* BLAS's quick returns: nothing to emulate */
+    if (c->device) {
+        int64_t nth = __atomic_load_n(&next_emulated, __ATOMIC_RELAXED);
+        char why[512] = "";
+        bool sampled = sample_every > 0 && nth % sample_every == 0;
+        bool ok = mpb_hook_cuda_emulate(&emulation, c, sampled ? err : NULL, why, sizeof why);
+        if (ok)
+            __atomic_fetch_add(&next_emulated, 1, __ATOMIC_RELAXED);
+        else
+            mpb_hook_log_once(MPB_HOOK_LOG_REFUSED, "%s: %s; such calls pass through to the real routine", r->name,
+                              why);
+        return ok;
+    }
     size_t elem = c->target == MPB_TARGET_FP64 ? 8 : 4;
     void *a = mpb_hook_pack(c, 'A'), *b = mpb_hook_pack(c, 'B'), *p = malloc(elem * (size_t)(c->m * c->n));
     char why[512] = "out of memory for the packed operands";
@@ -185,14 +225,17 @@ void mpb_hook_gemm(const struct mpb_hook_routine *r, const struct mpb_hook_call 
     char stem[MPB_TRACE_STEM_MAX] = "";
     pthread_mutex_lock(&lock);
     int64_t index = next_index++;
-    if (valid)
+    if (valid && !call->batched)
         mpb_trace_operands(r, call, index, stem);
     pthread_mutex_unlock(&lock);
     double err = NAN, t0 = now_s();
-    bool emulated = mode == MODE_EMULATE && valid && emulate_call(r, call, &err);
+    struct mpb_hook_timer *timer = call->device && device_times ? mpb_hook_cuda_timer_start(call->stream) : NULL;
+    bool emulated = mode == MODE_EMULATE && valid && !call->batched && emulate_call(r, call, &err);
     if (!emulated)
         r->pass(args);
     double seconds = now_s() - t0;
+    if (timer)
+        mpb_hook_cuda_timer_stop(timer, &seconds);
     struct mpb_trace_row row = {index, r->name, stem, emulated ? emulation.scheme->name : "native", seconds,
                                 (long)syscall(SYS_gettid), err};
     pthread_mutex_lock(&lock);

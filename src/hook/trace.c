@@ -22,6 +22,7 @@ static uint64_t budget, spent;
 /* The classes seen: a call's operands are saved for the first of each. */
 struct trace_class {
     const char *routine;
+    char type;
     bool row_major;
     char transa, transb;
     int64_t m, n, k;
@@ -116,7 +117,7 @@ static bool new_class(const char *routine, const struct mpb_hook_call *c)
 {
     for (int64_t i = 0; i < n_classes; i++) {
         const struct trace_class *s = &classes[i];
-        if (s->routine == routine && s->row_major == c->row_major && s->transa == c->transa &&
+        if (s->routine == routine && s->type == mpb_hook_type(c) && s->row_major == c->row_major && s->transa == c->transa &&
             s->transb == c->transb && s->m == c->m && s->n == c->n && s->k == c->k)
             return false;
     }
@@ -128,7 +129,7 @@ static bool new_class(const char *routine, const struct mpb_hook_call *c)
         classes = grown;
         cap_classes = cap;
     }
-    classes[n_classes++] = (struct trace_class){routine, c->row_major, c->transa, c->transb, c->m, c->n, c->k};
+    classes[n_classes++] = (struct trace_class){routine, mpb_hook_type(c), c->row_major, c->transa, c->transb, c->m, c->n, c->k};
     return true;
 }
 
@@ -137,7 +138,9 @@ static bool save(const struct mpb_hook_call *call, char which, const char *stem,
     void *data = mpb_hook_pack(call, which);
     char path[4200];
     snprintf(path, sizeof path, "%s/%s_%c.npy", trace_dir, stem, which);
-    bool ok = data && mpb_npy_write(path, call->target == MPB_TARGET_FP64 ? "<f8" : "<f4", data, rows, cols);
+    char type = mpb_hook_type(call);
+    const char *descr = type == 'd' ? "<f8" : type == 's' ? "<f4" : type == 'z' ? "<c16" : "<c8";
+    bool ok = data && mpb_npy_write(path, descr, data, rows, cols);
     if (!ok) {
         mpb_hook_log_once(MPB_HOOK_LOG_OPERANDS, "%s: %s: this and later calls' operands may be missing from "
                           "the trace", path, data ? strerror(errno) : "out of memory");
@@ -153,9 +156,9 @@ void mpb_trace_operands(const struct mpb_hook_routine *r, const struct mpb_hook_
     stem[0] = '\0';
     if (!calls || call->m <= 0 || call->n <= 0 || call->k <= 0 || !new_class(r->name, call))
         return;
-    uint64_t elem = call->target == MPB_TARGET_FP64 ? 8 : 4, header = 128;
+    uint64_t elem = mpb_elem_size(call->target, call->field), header = 128;
     uint64_t bytes = elem * (uint64_t)(call->m * call->k + call->k * call->n) + 2 * header;
-    if (call->beta != 0)
+    if (call->beta != 0 || call->beta_im != 0)
         bytes += elem * (uint64_t)(call->m * call->n) + header;
     if (spent + bytes > budget) {
         mpb_hook_log_once(MPB_HOOK_LOG_BUDGET, "the operand budget (MPBENCH_HOOK_BUDGET=%" PRIu64 " bytes) is "
@@ -166,7 +169,7 @@ void mpb_trace_operands(const struct mpb_hook_routine *r, const struct mpb_hook_
     char s[MPB_TRACE_STEM_MAX];
     snprintf(s, sizeof s, "c%06" PRId64, index);
     bool ok = save(call, 'A', s, call->m, call->k) && save(call, 'B', s, call->k, call->n) &&
-              (call->beta == 0 || save(call, 'C', s, call->m, call->n));
+              ((call->beta == 0 && call->beta_im == 0) || save(call, 'C', s, call->m, call->n));
     if (ok) {
         spent += bytes;
         memcpy(stem, s, sizeof s);
@@ -177,13 +180,16 @@ void mpb_trace_row(const struct mpb_hook_call *c, const struct mpb_trace_row *ro
 {
     if (!calls)
         return;
-    char err[32] = "";
+    char err[32] = "", batch[24] = "";
     if (!isnan(row->err))
         snprintf(err, sizeof err, "%.6g", row->err);
-    fprintf(calls, "%" PRId64 ",%s,%c,%c,%c,%lld,%lld,%lld,%.17g,%.17g,%lld,%lld,%lld,%.9g,%ld,%s,%s,%s\n", row->index,
-            row->routine, c->row_major ? 'R' : 'C', c->transa, c->transb, (long long)c->m, (long long)c->n,
-            (long long)c->k, c->alpha, c->beta, (long long)c->lda, (long long)c->ldb, (long long)c->ldc,
-            row->seconds, row->thread, row->stem, row->scheme, err);
+    if (c->batched)
+        snprintf(batch, sizeof batch, "%" PRId64, c->batch);
+    fprintf(calls, "%" PRId64 ",%s,%c,%c,%c,%lld,%lld,%lld,%.17g,%.17g,%lld,%lld,%lld,%.9g,%ld,%s,%s,%s,%c,%.17g,%.17g,%s\n",
+            row->index, row->routine, c->row_major ? 'R' : 'C', c->transa, c->transb, (long long)c->m,
+            (long long)c->n, (long long)c->k, c->alpha, c->beta, (long long)c->lda, (long long)c->ldb,
+            (long long)c->ldc, row->seconds, row->thread, row->stem, row->scheme, err, mpb_hook_type(c), c->alpha_im,
+            c->beta_im, batch);
     if (fflush(calls) != 0 || ferror(calls)) {
         mpb_hook_log_once(MPB_HOOK_LOG_TRACE, "%s/" MPB_TRACE_CSV ": cannot write it (%s): recording stops, the "
                           "program goes on", trace_dir, strerror(errno));

@@ -1,6 +1,6 @@
 /* The hook's trace folder: DIR/calls.csv, one row per call written and
  * flushed as it ends, DIR/calls.csv.meta.json, and the operands of the
- * first call of each distinct (routine, order, transposes, m, n, k) as .npy
+ * first call of each distinct (routine, type, order, transposes, m, n, k) as .npy
  * within a byte budget. mpbench replay reads it (src/replay/). Callers
  * hold the hook's lock. */
 #ifndef MPB_HOOK_TRACE_H
@@ -11,9 +11,13 @@
 #include <stdint.h>
 #include "hook/hook.h"
 
-/* calls.csv's columns, in order (replay checks the header against them). */
+/* calls.csv's columns, in order (replay checks the header against them):
+ * type is the BLAS letter (d, s, z, c: cublasGemmEx's says which case),
+ * alpha and beta a complex call's real parts beside alpha_im and beta_im,
+ * batch a batched call's batch count (empty for the others). */
 #define MPB_TRACE_COLUMNS                                                                                      \
-    "call,routine,order,transa,transb,m,n,k,alpha,beta,lda,ldb,ldc,time_s,thread,operands,scheme,err_vs_native"
+    "call,routine,order,transa,transb,m,n,k,alpha,beta,lda,ldb,ldc,time_s,thread,operands,scheme,err_vs_native," \
+    "type,alpha_im,beta_im,batch"
 #define MPB_TRACE_CSV "calls.csv"
 /* Operand files: <stem>_A.npy (op(A), m×k), <stem>_B.npy (op(B), k×n) and,
  * where beta != 0, <stem>_C.npy (C on input, m×n), all Fortran order. */

@@ -8,6 +8,7 @@
 
 #include "case/values.h"
 #include "record/csv.h"
+#include "schemes/registry.h"
 
 /* One row of the run: a configuration on a class. */
 struct replay_row {
@@ -34,7 +35,7 @@ static int class_of(const char *gen_params, const char *trace_dir, const struct 
 
 static const char *native_of(const struct mpb_trace_class *c)
 {
-    return c->target == MPB_TARGET_FP64 ? "dgemm" : "sgemm";
+    return mpb_scheme_native(c->target, c->field)->name;
 }
 
 static bool read_rows(const char *csv_path, const char *trace_dir, const struct mpb_trace_file *t,
@@ -214,8 +215,8 @@ bool mpb_replay_summary(FILE *out, const char *csv_path, const char *trace_dir, 
         label_of(configs[i], configs, n_configs, label, sizeof label);
         print_config(out, configs[i], label, rows, n, t);
     }
-    fprintf(out, "worse: err_fro_rel (against the exact product) above %g× the native GEMM's (dgemm for d routines, "
-            "sgemm for s) on the same operands; GEMM time: each shape's median time × its recorded calls, over the "
+    fprintf(out, "worse: err_fro_rel (against the exact product) above %g× the native GEMM's (dgemm, sgemm, zgemm "
+            "or cgemm, by the call's type) on the same operands; GEMM time: each shape's median time × its recorded calls, over the "
             "shapes replayed; × native: the native GEMM's time over this one\n", MPB_REPLAY_WORSE);
     for (int i = 0; i < n_configs; i++) {
         label_of(configs[i], configs, n_configs, label, sizeof label);

@@ -11,9 +11,27 @@
 #include "record/csv.h"
 
 enum { COL_call, COL_routine, COL_order, COL_transa, COL_transb, COL_m, COL_n, COL_k, COL_alpha, COL_beta, COL_lda,
-       COL_ldb, COL_ldc, COL_time_s, COL_thread, COL_operands, COL_scheme, COL_err, N_COLS };
+       COL_ldb, COL_ldc, COL_time_s, COL_thread, COL_operands, COL_scheme, COL_err, COL_type, COL_alpha_im,
+       COL_beta_im, COL_batch, N_COLS };
 
-static const char *const routines[] = {"dgemm_", "sgemm_", "cblas_dgemm", "cblas_sgemm"};
+/* Each routine the hook records, and the types it records it in. */
+static const struct {
+    const char *name, *types;
+} routines[] = {{"dgemm_", "d"}, {"sgemm_", "s"}, {"cblas_dgemm", "d"}, {"cblas_sgemm", "s"},
+                {"cublasDgemm_v2", "d"}, {"cublasSgemm_v2", "s"}, {"cublasZgemm_v2", "z"}, {"cublasCgemm_v2", "c"},
+                {"cublasGemmEx", "dszc"}, {"cublasDgemmBatched", "d"}, {"cublasSgemmBatched", "s"},
+                {"cublasZgemmBatched", "z"}, {"cublasCgemmBatched", "c"}, {"cublasDgemmStridedBatched", "d"},
+                {"cublasSgemmStridedBatched", "s"}, {"cublasZgemmStridedBatched", "z"},
+                {"cublasCgemmStridedBatched", "c"}, {"cublasGemmBatchedEx", "dszc"},
+                {"cublasGemmStridedBatchedEx", "dszc"}};
+
+static int routine_index(const char *s)
+{
+    for (size_t r = 0; r < sizeof routines / sizeof *routines; r++)
+        if (!strcmp(s, routines[r].name))
+            return (int)r;
+    return -1;
+}
 
 static bool int_at_least(const char *s, int64_t lo, int64_t *out)
 {
@@ -27,11 +45,8 @@ static bool check_cell(int col, const char *s, const char **expected)
     double x;
     switch (col) {
     case COL_call: *expected = "a call index >= 0"; return int_at_least(s, 0, &i);
-    case COL_routine: *expected = "dgemm_, sgemm_, cblas_dgemm or cblas_sgemm";
-        for (size_t r = 0; r < sizeof routines / sizeof *routines; r++)
-            if (!strcmp(s, routines[r]))
-                return true;
-        return false;
+    case COL_routine: *expected = "a routine the hook records (dgemm_, cblas_sgemm, cublasDgemm_v2, cublasGemmEx, ...)";
+        return routine_index(s) >= 0;
     case COL_order: *expected = "C or R"; return !strcmp(s, "C") || !strcmp(s, "R");
     case COL_transa: case COL_transb: *expected = "N, T or C"; return strlen(s) == 1 && strchr("NTC", s[0]);
     case COL_m: case COL_n: case COL_k: *expected = "an integer >= 0"; return int_at_least(s, 0, &i);
@@ -43,7 +58,10 @@ static bool check_cell(int col, const char *s, const char **expected)
         return !*s || (s[0] == 'c' && strlen(s) > 1 && strlen(s) < MPB_TRACE_STEM_MAX &&
                        strspn(s + 1, "0123456789") == strlen(s + 1));
     case COL_scheme: *expected = "a scheme name"; return *s != '\0';
-    default: *expected = "empty or an error >= 0"; return !*s || (mpb_csv_read_real(s, &x) && x >= 0);
+    case COL_err: *expected = "empty or an error >= 0"; return !*s || (mpb_csv_read_real(s, &x) && x >= 0);
+    case COL_type: *expected = "d, s, z or c"; return strlen(s) == 1 && strchr("dszc", s[0]);
+    case COL_alpha_im: case COL_beta_im: *expected = "a real number"; return mpb_csv_read_real(s, &x);
+    default: *expected = "empty or a batch count >= 0"; return !*s || int_at_least(s, 0, &i);
     }
 }
 
@@ -79,7 +97,8 @@ static bool check_operand(const char *dir, const struct mpb_trace_class *c, char
     char path[4200], what[300];
     snprintf(path, sizeof path, "%s/%s_%c.npy", dir, c->stem, which);
     int64_t rows = which == 'B' ? c->k : c->m, cols = which == 'A' ? c->k : c->n;
-    const char *dtype = c->target == MPB_TARGET_FP64 ? "float64" : "float32";
+    const char *dtype = c->type == 'd' ? "float64" : c->type == 's' ? "float32" : c->type == 'z' ? "complex128"
+                                                                                        : "complex64";
     size_t len = 0;
     uint8_t *buf = read_file(path, &len);
     struct mpb_mat mat = {0};
@@ -104,7 +123,7 @@ static struct mpb_trace_class *find_class(struct mpb_trace_file *t, const struct
 {
     for (int i = 0; i < t->n_classes; i++) {
         struct mpb_trace_class *c = &t->classes[i];
-        if (!strcmp(c->routine, key->routine) && c->order == key->order && c->transa == key->transa &&
+        if (!strcmp(c->routine, key->routine) && c->type == key->type && c->order == key->order && c->transa == key->transa &&
             c->transb == key->transb && c->m == key->m && c->n == key->n && c->k == key->k)
             return c;
     }
@@ -133,7 +152,8 @@ static bool read_rows(FILE *f, const char *path, struct mpb_trace_file *t, struc
 {
     static const char *const names[N_COLS] = {"call", "routine", "order", "transa", "transb", "m", "n", "k",
                                               "alpha", "beta", "lda", "ldb", "ldc", "time_s", "thread",
-                                              "operands", "scheme", "err_vs_native"};
+                                              "operands", "scheme", "err_vs_native", "type", "alpha_im",
+                                              "beta_im", "batch"};
     char *rec = NULL, buf[2048], *fields[N_COLS + 1];
     size_t cap = 0;
     int nl = 0, line = 1;
@@ -151,7 +171,7 @@ static bool read_rows(FILE *f, const char *path, struct mpb_trace_file *t, struc
             snprintf(why, why_len, "%s:%d: %s", path, line,
                      !complete ? "the record ends before its line does (a cut-off write)"
                      : n < 0   ? "malformed or overlong record"
-                               : "expected 18 columns");
+                               : "expected 22 columns");
             if (n >= 0 && n != N_COLS && complete)
                 snprintf(why + strlen(why), why_len - strlen(why), ", not %d", n);
             ok = false;
@@ -165,12 +185,30 @@ static bool read_rows(FILE *f, const char *path, struct mpb_trace_file *t, struc
                 ok = false;
             }
         }
+        int routine = ok ? routine_index(fields[COL_routine]) : -1;
+        if (ok && !strchr(routines[routine].types, fields[COL_type][0])) {
+            snprintf(why, why_len, "%s:%d: column %d (type): '%s': %s records type %s", path, line, COL_type + 1,
+                     fields[COL_type], routines[routine].name, routines[routine].types);
+            ok = false;
+        }
+        if (ok && fields[COL_batch][0] && !strstr(fields[COL_routine], "Batched")) {
+            snprintf(why, why_len, "%s:%d: column %d (batch): '%s' for %s, which is not batched", path, line,
+                     COL_batch + 1, fields[COL_batch], fields[COL_routine]);
+            ok = false;
+        }
+        if (ok && fields[COL_operands][0] && fields[COL_batch][0]) {
+            snprintf(why, why_len, "%s:%d: column 16 (operands): '%s' for a batched call (only counted)", path, line,
+                     fields[COL_operands]);
+            ok = false;
+        }
         if (!ok)
             break;
         struct mpb_trace_class key = {.order = fields[COL_order][0], .transa = fields[COL_transa][0],
                                       .transb = fields[COL_transb][0], .operands_call = -1};
         snprintf(key.routine, sizeof key.routine, "%s", fields[COL_routine]);
-        key.target = strchr(key.routine, 'd') ? MPB_TARGET_FP64 : MPB_TARGET_FP32;
+        key.type = fields[COL_type][0];
+        key.target = key.type == 'd' || key.type == 'z' ? MPB_TARGET_FP64 : MPB_TARGET_FP32;
+        key.field = key.type == 'z' || key.type == 'c' ? MPB_FIELD_COMPLEX : MPB_FIELD_REAL;
         int64_t call;
         double secs;
         mpb_int_parse(fields[COL_m], &key.m);

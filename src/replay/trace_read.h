@@ -1,6 +1,6 @@
 /* A hook trace read back for mpbench replay: DIR/calls.csv checked column
  * by column against the writer's grammar (hook/trace.h), its calls grouped
- * into classes (routine, order, transposes, m, n, k) with their counts, and
+ * into classes (routine, type, order, transposes, m, n, k) with their counts, and
  * each class's operand files checked against the calls' shape and type. */
 #ifndef MPB_TRACE_READ_H
 #define MPB_TRACE_READ_H
@@ -12,8 +12,10 @@
 #include "hook/trace.h"
 
 struct mpb_trace_class {
-    char routine[16];
+    char routine[32];
+    char type;               /* d, s, z or c */
     enum mpb_target target;
+    enum mpb_field field;
     char order, transa, transb;
     int64_t m, n, k;
     int64_t calls;           /* recorded calls of the class */

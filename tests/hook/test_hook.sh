@@ -33,20 +33,20 @@ MPBENCH_HOOK=record MPBENCH_HOOK_TRACE=trace LD_PRELOAD=$PRELOAD "$PROG" > rec.o
     fail "record: exit $?"
 cmp -s native.out rec.out || fail "record mode changed the program's output"
 [ -s rec.err ] && fail "record wrote to stderr: $(cat rec.err)"
-[ "$(head -1 trace/calls.csv)" = "call,routine,order,transa,transb,m,n,k,alpha,beta,lda,ldb,ldc,time_s,thread,operands,scheme,err_vs_native" ] ||
+[ "$(head -1 trace/calls.csv)" = "call,routine,order,transa,transb,m,n,k,alpha,beta,lda,ldb,ldc,time_s,thread,operands,scheme,err_vs_native,type,alpha_im,beta_im,batch" ] ||
     fail "calls.csv header: $(head -1 trace/calls.csv)"
 [ "$(tail -n +2 trace/calls.csv | wc -l)" = 85 ] || fail "calls.csv has $(tail -n +2 trace/calls.csv | wc -l) rows, not 85"
 # the call indices 0..84, each once
 [ "$(tail -n +2 trace/calls.csv | cut -d, -f1 | sort -n | tr '\n' ' ')" = "$(seq 0 84 | tr '\n' ' ')" ] ||
     fail "call indices are not 0..84 once each"
-# the first five rows: routine, order, transposes, shape, scalars, ld, operands, scheme
-tail -n +2 trace/calls.csv | head -5 | cut -d, -f1-13,16-18 > rows5
+# the first five rows: routine, order, transposes, shape, scalars, ld, operands, scheme, type
+tail -n +2 trace/calls.csv | head -5 | cut -d, -f1-13,16-22 > rows5
 cat > rows5.want <<'ROWS'
-0,dgemm_,C,N,T,7,5,3,1.5,0.5,9,6,8,c000000,native,
-1,sgemm_,C,T,N,4,6,9,-2,0,9,9,4,c000001,native,
-2,cblas_dgemm,R,T,N,5,4,6,0.75,2,7,4,4,c000002,native,
-3,cblas_sgemm,C,N,T,3,3,8,1,1,3,3,3,c000003,native,
-4,dgemm_,C,N,T,7,5,3,1.5,0.5,9,6,8,,native,
+0,dgemm_,C,N,T,7,5,3,1.5,0.5,9,6,8,c000000,native,,d,0,0,
+1,sgemm_,C,T,N,4,6,9,-2,0,9,9,4,c000001,native,,s,0,0,
+2,cblas_dgemm,R,T,N,5,4,6,0.75,2,7,4,4,c000002,native,,d,0,0,
+3,cblas_sgemm,C,N,T,3,3,8,1,1,3,3,3,c000003,native,,s,0,0,
+4,dgemm_,C,N,T,7,5,3,1.5,0.5,9,6,8,,native,,d,0,0,
 ROWS
 cmp -s rows5 rows5.want || fail "first rows: $(diff rows5.want rows5)"
 for f in expect/*.npy; do

@@ -73,11 +73,15 @@ refuse() { # NAME WANT: replay the trace folder NAME, expecting WANT in its mess
 }
 bad() { rm -rf "$1"; cp -r tr "$1"; rm -f "$1/replay.csv" "$1/replay.csv.meta.json"; }
 bad hdr; sed -i '1s/,m,/,M,/' hdr/calls.csv; refuse hdr "hdr/calls.csv:1: not a hook trace's header"
-bad cols; sed -i '3s/,native,$/,native/' cols/calls.csv; refuse cols "cols/calls.csv:3: expected 18 columns, not 17"
+bad cols; sed -i '3s/,[^,]*$//' cols/calls.csv; refuse cols "cols/calls.csv:3: expected 22 columns, not 21"
 bad garbled; sed -i '2s/^0,dgemm_,C,N,T,7,/0,dgemm_,C,N,T,7x,/' garbled/calls.csv
 refuse garbled "garbled/calls.csv:2: column 6 (m): '7x': expected an integer >= 0"
 bad routine; sed -i '4s/cblas_dgemm/cblas_zgemm/' routine/calls.csv
 refuse routine "routine/calls.csv:4: column 2 (routine): 'cblas_zgemm'"
+bad type; sed -i '2s/,d,0,0,$/,z,0,0,/' type/calls.csv
+refuse type "type/calls.csv:2: column 19 (type): 'z': dgemm_ records type d"
+bad batch; sed -i '2s/,d,0,0,$/,d,0,0,3/' batch/calls.csv
+refuse batch "batch/calls.csv:2: column 22 (batch): '3' for dgemm_, which is not batched"
 bad twice; sed -i '3s/^1,/0,/' twice/calls.csv; refuse twice "twice/calls.csv:3: column 1 (call): call 0 again (line 2 has it)"
 bad missing; rm missing/c000002_B.npy
 refuse missing "missing/c000002_B.npy (calls.csv line 4, column operands): cannot read it"
