@@ -7,7 +7,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,20 +37,6 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static int64_t next_index, next_emulated;
 /* Inside an intercepted call on this thread: nested calls pass through. */
 static _Thread_local int depth;
-static int logged[MPB_HOOK_LOG_COUNT];
-
-void mpb_hook_log_once(enum mpb_hook_log why, const char *fmt, ...)
-{
-    if (__atomic_exchange_n(&logged[why], 1, __ATOMIC_ACQ_REL))
-        return;
-    char msg[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    fprintf(stderr, "mpbench hook: %s\n", msg);
-}
-
 /* A byte count with an optional K, M or G (binary) suffix. */
 static bool parse_bytes(const char *s, uint64_t *out)
 {
@@ -115,62 +100,6 @@ bool mpb_hook_bypass(void)
     return mode == MODE_OFF || depth > 0;
 }
 
-/* The rows and columns of a stored operand: what a valid call's leading
- * dimension must cover. */
-static bool ld_ok(int64_t ld, bool row_major, int64_t rows, int64_t cols)
-{
-    int64_t need = row_major ? cols : rows;
-    return ld >= (need > 1 ? need : 1);
-}
-
-/* A call the real routine accepts, so that reading its operands stays in
- * bounds; any other is only passed through (and the real routine reports it). */
-static bool call_valid(const struct mpb_hook_call *c)
-{
-    bool ta = c->transa != 'N', tb = c->transb != 'N';
-    return c->transa != '?' && c->transb != '?' && c->m >= 0 && c->n >= 0 && c->k >= 0 &&
-           ld_ok(c->lda, c->row_major, ta ? c->k : c->m, ta ? c->m : c->k) &&
-           ld_ok(c->ldb, c->row_major, tb ? c->n : c->k, tb ? c->k : c->n) && ld_ok(c->ldc, c->row_major, c->m, c->n);
-}
-
-/* op(X) packed from X stored at src with leading dimension ld. */
-static void *pack_from(const struct mpb_hook_call *c, char which, const char *src, int64_t ld)
-{
-    bool trans = which == 'A' ? c->transa != 'N' : which == 'B' ? c->transb != 'N' : false;
-    bool conj = c->field == MPB_FIELD_COMPLEX && (which == 'A' ? c->transa : which == 'B' ? c->transb : 'N') == 'C';
-    int64_t rows = which == 'B' ? c->k : c->m, cols = which == 'A' ? c->k : c->n;
-    size_t elem = mpb_elem_size(c->target, c->field);
-    char *out = malloc(elem * (size_t)(rows > 0 && cols > 0 ? rows * cols : 1));
-    if (!out)
-        return NULL;
-    for (int64_t j = 0; j < cols; j++)
-        for (int64_t i = 0; i < rows; i++) {
-            /* op(X)(i, j) is stored X(i, j), or X(j, i) when transposed */
-            int64_t r = trans ? j : i, s = trans ? i : j;
-            size_t at = c->row_major ? (size_t)(r * ld + s) : (size_t)(r + s * ld);
-            char *to = out + elem * (size_t)(i + j * rows);
-            memcpy(to, src + elem * at, elem);
-            if (conj && c->target == MPB_TARGET_FP64)
-                ((double *)to)[1] = -((double *)to)[1];
-            else if (conj)
-                ((float *)to)[1] = -((float *)to)[1];
-        }
-    return out;
-}
-
-void *mpb_hook_pack(const struct mpb_hook_call *c, char which)
-{
-    const void *src = which == 'A' ? c->a : which == 'B' ? c->b : c->c;
-    int64_t ld = which == 'A' ? c->lda : which == 'B' ? c->ldb : c->ldc;
-    if (!c->device)
-        return pack_from(c, which, src, ld);
-    int64_t rows;
-    void *stored = mpb_hook_cuda_stored(c, which, &rows);
-    void *out = stored ? pack_from(c, which, stored, rows) : NULL;
-    free(stored);
-    return out;
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -221,7 +150,7 @@ static bool emulate_call(const struct mpb_hook_routine *r, const struct mpb_hook
 void mpb_hook_gemm(const struct mpb_hook_routine *r, const struct mpb_hook_call *call, const void *args)
 {
     depth++;
-    bool valid = call_valid(call);
+    bool valid = mpb_hook_call_valid(call);
     char stem[MPB_TRACE_STEM_MAX] = "";
     pthread_mutex_lock(&lock);
     int64_t index = next_index++;
@@ -251,7 +180,7 @@ void mpb_hook_no_real(const char *name, const struct mpb_hook_call *call)
                       name, native.scheme->name);
     size_t elem = call->target == MPB_TARGET_FP64 ? 8 : 4;
     char why[256];
-    if (!call_valid(call) || call->m == 0 || call->n == 0)
+    if (!mpb_hook_call_valid(call) || call->m == 0 || call->n == 0)
         return;
     void *a = mpb_hook_pack(call, 'A'), *b = mpb_hook_pack(call, 'B'), *p = malloc(elem * (size_t)(call->m * call->n));
     if (a && b && p && (call->k == 0 ? memset(p, 0, elem * (size_t)(call->m * call->n)) != NULL

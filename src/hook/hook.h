@@ -89,6 +89,10 @@ enum mpb_hook_log {
 };
 void mpb_hook_log_once(enum mpb_hook_log why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* A call the real routine accepts, so that reading its operands stays in
+ * bounds; any other is only passed through (and the real routine reports it). */
+bool mpb_hook_call_valid(const struct mpb_hook_call *c);
+
 /* op(A) (which 'A', m×k), op(B) ('B', k×n) or C ('C', m×n) of the call,
  * column-major and packed, in the call's type (op 'C' of a complex operand
  * conjugated), copied from the device for a cuBLAS call; NULL when out of
