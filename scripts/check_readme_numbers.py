@@ -11,6 +11,7 @@ after it says where each number comes from, one line per number:
     row N: QUOTED STAT ARGS...
 
     speedup FILE {SEL} over {SEL}  time_ms_median of the second row / the first's
+    ratio COL FILE {SEL} over {SEL}  the column's value in the first row / in the second
     value COL FILE {SEL}           the column's value in the row
     text COL FILE {SEL}            the column's text in the row (a word, not a number)
     samehash FILE FILE             case_ids of the first file whose out_hash the
@@ -92,6 +93,13 @@ def compute(root, stat, args):
         rows = read_csv(root, path)
         t = number(select(rows, path, this), "time_ms_median", path)
         return number(select(rows, path, base), "time_ms_median", path) / t
+    if stat == "ratio":
+        m = re.fullmatch(r"(\S+) (\S+) \{([^}]*)\} over \{([^}]*)\}", text)
+        if not m:
+            raise Problem(f"ratio wants COL FILE {{SEL}} over {{SEL}}, not '{text}'")
+        col, path, this, base = m.groups()
+        rows = read_csv(root, path)
+        return number(select(rows, path, this), col, path) / number(select(rows, path, base), col, path)
     if stat in ("value", "text"):
         m = re.fullmatch(r"(\S+) (\S+) \{([^}]*)\}", text)
         if not m:

@@ -30,6 +30,8 @@ must_fail unchecked 's/| 1\.27× \/ 1\.28× |/| 1.27× \/ 1.28× (9 runs) |/'
 must_fail no-row 's/^row 2: 1\.27 speedup results\/h200\/gate\/baseline\.csv {scheme=ozaki2_int8/row 2: 1.27 speedup results\/h200\/gate\/baseline.csv {scheme=ozaki3_int8/'
 # a CSV that is not there
 must_fail no-file 's/^row 8: 126 rows results\/h200\/gate\/baseline\.csv/row 8: 126 rows results\/h200\/gate\/nothing.csv/'
+# a ratio of another column than the CSV gives (energy: gflops_per_w)
+must_fail wrong-ratio 's/| 1\.69×; 2\.99× |/| 1.70×; 2.99× |/; s/^row 10: 1\.69 ratio/row 10: 1.70 ratio/'
 # a grade the CSV does not give
 must_fail wrong-text 's/^row 3: A text grade/row 3: B text grade/'
 
