@@ -10,11 +10,8 @@ HOOK=$2
 case $PROG in /*) ;; *) PROG=$PWD/$PROG ;; esac
 case $HOOK in /*) ;; *) HOOK=$PWD/$HOOK ;; esac
 MPB=$PROG
+. "$(dirname "$0")/hook_preload.sh"
 . "$(dirname "$0")/../test_lib.sh"
-# An ASan build's hook needs the ASan runtime loaded first.
-PRELOAD=$HOOK
-asan=$(ldd "$HOOK" | awk '/libasan/ { print $3 }')
-[ -n "$asan" ] && PRELOAD="$asan $HOOK"
 
 "$PROG" > native.out || fail "hook_prog alone failed"
 [ "$(grep -c '^call\|^thread' native.out)" = 9 ] || fail "hook_prog printed $(wc -l < native.out) lines, not 9"

@@ -14,10 +14,8 @@ HOOK=$2
 case $PROG in /*) ;; *) PROG=$PWD/$PROG ;; esac
 case $HOOK in /*) ;; *) HOOK=$PWD/$HOOK ;; esac
 MPB=$3
+. "$(dirname "$0")/hook_preload.sh"
 . "$(dirname "$0")/../test_lib.sh"
-PRELOAD=$HOOK
-asan=$(ldd "$HOOK" | awk '/libasan/ { print $3 }')
-[ -n "$asan" ] && PRELOAD="$asan $HOOK"
 
 "$PROG" > native.out
 rc=$?

@@ -11,10 +11,8 @@ HOOK=$2
 case $PROG in /*) ;; *) PROG=$PWD/$PROG ;; esac
 case $HOOK in /*) ;; *) HOOK=$PWD/$HOOK ;; esac
 MPB=$PROG
+. "$(dirname "$0")/hook_preload.sh"
 . "$(dirname "$0")/../test_lib.sh"
-PRELOAD=$HOOK
-asan=$(ldd "$HOOK" | awk '/libasan/ { print $3 }')
-[ -n "$asan" ] && PRELOAD="$asan $HOOK"
 
 want="cblas_dgemm cblas_sgemm cublasCgemmBatched cublasCgemmStridedBatched cublasCgemm_v2 cublasDgemmBatched
 cublasDgemmStridedBatched cublasDgemm_v2 cublasGemmBatchedEx cublasGemmEx cublasGemmStridedBatchedEx

@@ -16,11 +16,9 @@ if ! $PY -c "import numpy, scipy" 2>/dev/null; then
     echo "SKIP: numpy or scipy is not installed (apt-get install python3-numpy python3-scipy; scripts/setup --test installs them)"
     exit 77
 fi
+. "$(dirname "$0")/hook_preload.sh"
 . "$(dirname "$0")/../test_lib.sh"
-PRELOAD=$HOOK
-asan=$(ldd "$HOOK" | awk '/libasan/ { print $3 }')
-if [ -n "$asan" ]; then # an ASan build's hook: its runtime first; Python's own leaks are not the hook's
-    PRELOAD="$asan $HOOK"
+if [ -n "$asan" ]; then # Python's own leaks are not the hook's
     export ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
 fi
 

@@ -11,10 +11,8 @@ PROG=$2
 HOOK=$3
 case $PROG in /*) ;; *) PROG=$PWD/$PROG ;; esac
 case $HOOK in /*) ;; *) HOOK=$PWD/$HOOK ;; esac
+. "$(dirname "$0")/hook_preload.sh"
 . "$(dirname "$0")/../test_lib.sh"
-PRELOAD=$HOOK
-asan=$(ldd "$HOOK" | awk '/libasan/ { print $3 }')
-[ -n "$asan" ] && PRELOAD="$asan $HOOK"
 
 MPBENCH_HOOK=record MPBENCH_HOOK_TRACE=tr LD_PRELOAD=$PRELOAD "$PROG" > /dev/null || fail "record: exit $?"
 
