@@ -37,7 +37,7 @@ struct tc_i8_args {
     int64_t ldc; /* entries per column of every C: >= m; a multiple of 4 (INT32 C) and of 16 (residues) */
     int n_gemms;
     struct tc_i8_gemm gemms[TC_I8_MAX_GEMMS];
-    int cluster;    /* CTAs that share B's tile through TMA multicast: 1, 2, or 0 (the default) */
+    int cluster;    /* CTAs that share B's tile through TMA multicast: 1, 2, or 0 (2 where m spans two row tiles, else 1) */
     int max_stages; /* pipeline stages at most: 0 (as many as fit) or 2.. */
 };
 

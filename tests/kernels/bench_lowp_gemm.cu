@@ -31,8 +31,9 @@
  * per launch without and with the 2-CTA cluster (`engine_int8_c1`, `_c2`),
  * and 15 products of their own operands in one launch (Ozaki-II's products
  * at DGEMM accuracy) with INT32 C (`engine_int8_x15`) and with residues
- * (`engine_int8_x15_mod`, moduli 255, 253, ...; `_mod_c2` with the
- * cluster: what Ozaki-II's gemm=engine would gain from it), tops counting every
+ * (`engine_int8_x15_mod`, moduli 255, 253, ...), both one CTA per tile, and
+ * the residues with the cluster (`_mod_c2`, the engine's default where m
+ * spans two row tiles), tops counting every
  * product's 2n^3. Same output format; the plans are described on stderr.
  *
  * bench_lowp_gemm --stages [N...] is the pipeline-depth ablation
@@ -282,7 +283,7 @@ static bool make_i8_plan(struct bench *x, enum bench_path path, int n)
     struct tc_i8_args g = {};
     g.m = g.n = g.k = g.ld = g.ldc = n;
     g.n_gemms = gemms;
-    g.cluster = path == PATH_ENGINE_INT8_C1 ? 1 : path == PATH_ENGINE_INT8_C2 || path == PATH_ENGINE_INT8_X15_MOD_C2 ? 2 : 0;
+    g.cluster = path == PATH_ENGINE_INT8_C2 || path == PATH_ENGINE_INT8_X15_MOD_C2 ? 2 : 1;
     for (int t = 0; t < gemms; t++) {
         g.gemms[t].a = (const int8_t *)x->i8_a + t * plane;
         g.gemms[t].b = (const int8_t *)x->i8_b + t * plane;
