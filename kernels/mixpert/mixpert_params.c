@@ -19,13 +19,22 @@ const struct mpb_param_spec mpb_mixpert_params[MPB_MIXPERT_N_PARAMS] = {
      .help = "exponent groups: row = each row of A (column of B) on its own; tile = 16 rows of A, "
              "8 columns of B (the paper's m16n8k32 tile): more shift loss, same cost"},
     {.name = "kgroup", .kind = MPB_PARAM_INT, .def = "64", .lo = 32, .hi = 128,
-     .help = "values of k per exponent group: 32 (the paper's k-tile), 64 or 128 (config=I only); "
+     .help = "values of k per exponent group: 32 (the paper's k-tile), 64 or 128 (IV then sums its level of three "
+             "products as two); "
              "larger groups convert INT32 to FP32 less often"},
     {.name = "fallback", .kind = MPB_PARAM_CHOICE, .def = "off", .choices = fallback_choices,
      .help = "groups beyond the paper's safe range (largest > 32x smallest nonzero, §3.3.3): on = "
              "every product with such a group is computed by BF16x3 (APE's six products, the "
              "paper's half-precision fallback); off = kept in INT8, counted in note"},
 };
+
+/* Ends a level of weight 2^(-12 - 7 L) at the pairs so far. */
+static void close_level(struct mp_recipe *r, int L)
+{
+    r->level_end[r->n_levels] = r->n_pairs;
+    r->level_weight[r->n_levels] = ldexpf(1.0f, -12 - MP_SEG_BITS * L);
+    r->n_levels++;
+}
 
 void mp_recipe_of(const double *params, struct mp_recipe *r)
 {
@@ -37,19 +46,25 @@ void mp_recipe_of(const double *params, struct mp_recipe *r)
     r->a_segs = r->config == 1 || r->config == 2 ? 2 : 3;
     r->b_segs = r->config == 1 || r->config == 3 ? 2 : 3;
     /* Levels L = i + j, pairs by increasing i; s2*t2 (L = 4) is left out
-     * (§3.2.2: it lies beyond FP32's 24 bits). */
+     * (§3.2.2: it lies beyond FP32's 24 bits). A level's INT32 sum over a
+     * group stays exact in FP32 for at most TC_S8_LEVEL_SPAN / kgroup pairs
+     * (tc_engine.h), so with kgroup 128 a level of three pairs is summed as
+     * two (IV's 02,11 | 20), each added to the FP32 sum with its weight. */
+    const int span = TC_S8_LEVEL_SPAN / r->kgroup;
     for (int L = 0; L <= 3; L++) {
-        int before = r->n_pairs;
+        int in_level = 0;
         for (int i = 0; i <= L; i++) {
             int j = L - i;
-            if (i < r->a_segs && j < r->b_segs)
-                r->pairs[r->n_pairs++] = (struct tc_pair){i, j};
+            if (i >= r->a_segs || j >= r->b_segs)
+                continue;
+            r->pairs[r->n_pairs++] = (struct tc_pair){i, j};
+            if (++in_level == span) {
+                close_level(r, L);
+                in_level = 0;
+            }
         }
-        if (r->n_pairs > before) {
-            r->level_end[r->n_levels] = r->n_pairs;
-            r->level_weight[r->n_levels] = ldexpf(1.0f, -12 - MP_SEG_BITS * L);
-            r->n_levels++;
-        }
+        if (in_level)
+            close_level(r, L);
     }
 }
 
@@ -173,13 +188,6 @@ bool mpb_mixpert_check(const double *params, const struct mpb_gemm *g, const str
     mp_recipe_of(params, &r);
     if (r.kgroup != 32 && r.kgroup != 64 && r.kgroup != 128) {
         snprintf(why, why_len, "kgroup = %d: must be 32, 64 or 128", r.kgroup);
-        return false;
-    }
-    /* The engine sums a level in INT32 only while pairs * kgroup <= 256, and
-     * kgroup = 128 needs 128-byte k-tiles, which only two planes per operand
-     * leave room for. */
-    if (r.kgroup == 128 && r.config != 1) {
-        snprintf(why, why_len, "kgroup = 128 needs config=I (2+2 segments)");
         return false;
     }
     if (!tc_scheme_problem_supported(g->m, g->n, g->k, dev, why, why_len))

@@ -475,8 +475,9 @@ kernel_fn pick_kernel(enum tc_input fmt, bool rn, int bk_bytes, int n_pairs)
 
 /* The block-scaled INT8 kernels built: the level structures of MixPert's
  * configurations (I: 00|01,10|11; II and III: 00|01,10|02,11|12 and its
- * mirror; IV: 00|01,10|02,11,20|12,21; bit q of `starts` opens a level at
- * pair q) with the k-tiles that their planes get (tc_s8_plan_create). */
+ * mirror; IV: 00|01,10|02,11,20|12,21, and with kgroup 128, at most two
+ * pairs a level, 00|01,10|02,11|20|12,21; bit q of `starts` opens a level
+ * at pair q) with the k-tiles that their planes get (tc_s8_plan_create). */
 struct s8_kernel {
     int bk, np;
     unsigned starts;
@@ -489,8 +490,10 @@ const s8_kernel s8_kernels[] = {
     {128, 4, 0xBu, 128, tc_s8_kernel<128, 4, 0xBu, 128>},
     {64, 6, 0x2Bu, 32, tc_s8_kernel<64, 6, 0x2Bu, 32>},
     {64, 6, 0x2Bu, 64, tc_s8_kernel<64, 6, 0x2Bu, 64>},
+    {128, 6, 0x2Bu, 128, tc_s8_kernel<128, 6, 0x2Bu, 128>},
     {64, 8, 0x4Bu, 32, tc_s8_kernel<64, 8, 0x4Bu, 32>},
     {64, 8, 0x4Bu, 64, tc_s8_kernel<64, 8, 0x4Bu, 64>},
+    {128, 8, 0x6Bu, 128, tc_s8_kernel<128, 8, 0x6Bu, 128>},
 };
 
 unsigned level_starts(const struct tc_s8_args *a)
@@ -733,9 +736,9 @@ extern "C" int tc_s8_supported(const struct tc_s8_args *a, char *why, size_t why
             return 0;
         }
         /* |v| <= pairs * kgroup * 128^2 <= 2^22 keeps (float)v exact (add_level). */
-        if ((end - first) * a->kgroup > 256) {
-            snprintf(why, why_len, "tensor-core engine (INT8): level %d has %d pairs, more than 256/kgroup = %d", L,
-                     end - first, 256 / a->kgroup);
+        if ((end - first) * a->kgroup > TC_S8_LEVEL_SPAN) {
+            snprintf(why, why_len, "tensor-core engine (INT8): level %d has %d pairs, more than %d/kgroup = %d", L,
+                     end - first, TC_S8_LEVEL_SPAN, TC_S8_LEVEL_SPAN / a->kgroup);
             return 0;
         }
     }
@@ -766,13 +769,10 @@ extern "C" int tc_s8_plan_create(const struct tc_s8_args *a, struct tc_plan **ou
         return (a->n_a_planes * TC_BM + a->n_b_planes * bn) * bk + bk / a->kgroup * (TC_BM + bn) * 4;
     };
     /* 128-byte k-tiles when three or more stages fit, else 64-byte ones; a
-     * scale group must fit in one k-tile. */
-    int bk = a->kgroup <= 128 && stages_for(stage_bytes_of(128)) >= 3 ? 128 : 64;
-    if (a->kgroup > bk) {
-        snprintf(why, why_len, "tensor-core engine (INT8): kgroup=%d needs 128-byte k-tiles, and %d+%d planes leave "
-                 "fewer than 3 stages for them", a->kgroup, a->n_a_planes, a->n_b_planes);
-        return (int)cudaErrorInvalidValue;
-    }
+     * scale group must fit in one k-tile, so kgroup 128 takes 128-byte
+     * k-tiles in two stages where three do not fit (5 or 6 planes: a stage
+     * then holds 4096 tensor-core cycles of MMAs, longer than its loads). */
+    const int bk = a->kgroup == 128 || stages_for(stage_bytes_of(128)) >= 3 ? 128 : 64;
     const unsigned starts = level_starts(a);
     kernel_fn fn = nullptr;
     for (const s8_kernel &kn : s8_kernels)

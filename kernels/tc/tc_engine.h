@@ -83,6 +83,8 @@ int tc_gemm_supported(const struct tc_gemm_args *args, char *why, size_t why_len
  * The optional row_exp/col_exp then scale C as for the float formats. */
 #define TC_MAX_S8_PAIRS 8
 #define TC_MAX_LEVELS 5
+/* pairs(L) * kgroup at most: |v| <= 2^8 * 128^2 = 2^22 (see above). */
+#define TC_S8_LEVEL_SPAN 256
 
 struct tc_s8_args {
     int64_t m, n, k;

@@ -80,8 +80,8 @@ int main(void)
     struct mpb_cuda_env *env = test_cuda_open_or_skip();
     static const int64_t shapes[][3] = {{1, 1, 1}, {7, 33, 127}, {127, 7, 33}, {65, 33, 1000}, {96, 65, 1030}};
     /* config (index), kgroup, fallback */
-    static const int variants[][3] = {{0, 64, 1}, {0, 128, 1}, {1, 64, 1}, {2, 64, 1}, {3, 64, 1}, {3, 32, 1},
-                                      {3, 64, 0}};
+    static const int variants[][3] = {{0, 64, 1}, {0, 128, 1}, {1, 64, 1}, {1, 128, 1}, {2, 64, 1}, {2, 128, 0},
+                                      {3, 64, 1}, {3, 32, 1}, {3, 64, 0}, {3, 128, 1}, {3, 128, 0}};
     for (size_t v = 0; v < sizeof variants / sizeof variants[0]; v++)
         for (int align = 0; align < 2; align++)
             for (size_t sh = 0; sh < sizeof shapes / sizeof shapes[0]; sh++)

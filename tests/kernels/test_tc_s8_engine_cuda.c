@@ -150,10 +150,13 @@ int main(void)
 #define CONFIG_II 2, 3, 6, 4, {{0, 0}, {0, 1}, {1, 0}, {0, 2}, {1, 1}, {1, 2}}, {1, 3, 5, 6}
 #define CONFIG_III 3, 2, 6, 4, {{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}}, {1, 3, 5, 6}
 #define CONFIG_IV 3, 3, 8, 4, {{0, 0}, {0, 1}, {1, 0}, {0, 2}, {1, 1}, {2, 0}, {1, 2}, {2, 1}}, {1, 3, 6, 8}
+/* IV with kgroup 128: at most two pairs a level (02,11 | 20). */
+#define CONFIG_IV_SPLIT 3, 3, 8, 5, {{0, 0}, {0, 1}, {1, 0}, {0, 2}, {1, 1}, {2, 0}, {1, 2}, {2, 1}}, {1, 3, 5, 6, 8}
     static const struct config configs[] = {
-        {CONFIG_I, 32, 0},   {CONFIG_I, 64, 0},   {CONFIG_I, 128, 0},  {CONFIG_II, 32, 0},
-        {CONFIG_II, 64, 0},  {CONFIG_III, 64, 0}, {CONFIG_IV, 32, 0},  {CONFIG_IV, 64, 0},
-        {CONFIG_IV, 64, 2},  {CONFIG_I, 128, 2},
+        {CONFIG_I, 32, 0},   {CONFIG_I, 64, 0},    {CONFIG_I, 128, 0},        {CONFIG_II, 32, 0},
+        {CONFIG_II, 64, 0},  {CONFIG_II, 128, 0},  {CONFIG_III, 64, 0},       {CONFIG_III, 128, 0},
+        {CONFIG_IV, 32, 0},  {CONFIG_IV, 64, 0},   {CONFIG_IV_SPLIT, 128, 0}, {CONFIG_IV, 64, 2},
+        {CONFIG_I, 128, 2},
     };
     static const int64_t shapes[][3] = {{1, 1, 1},    {7, 7, 7},     {33, 33, 33},   {127, 127, 127},
                                         {1, 300, 77}, {300, 1, 200}, {200, 300, 77}, {129, 257, 1000},
