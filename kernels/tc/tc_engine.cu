@@ -267,24 +267,50 @@ __host__ __device__ constexpr int level_first(unsigned starts, int np, int L)
     return np;
 }
 
+/* Pair q of a kernel's compile-time pair list: A's plane in bits 4q..4q+1,
+ * B's in bits 4q+2..4q+3 (pair_code). */
+__host__ __device__ constexpr int pair_a(unsigned pairs, int q)
+{
+    return (int)(pairs >> (4 * q)) & 3;
+}
+__host__ __device__ constexpr int pair_b(unsigned pairs, int q)
+{
+    return (int)(pairs >> (4 * q + 2)) & 3;
+}
+
+/* The list "00 01 10 11" (A's plane, B's plane of each pair) as a code. */
+constexpr unsigned pair_code(const char *s, int q = 0)
+{
+    return *s ? (unsigned)((s[0] - '0') | (s[1] - '0') << 2) << (4 * q) | (s[2] ? pair_code(s + 3, q + 1) : 0u) : 0u;
+}
+
+/* A planes: one past the largest A plane a pair reads. */
+__host__ __device__ constexpr int planes_a(unsigned pairs, int np)
+{
+    return np ? (pair_a(pairs, np - 1) + 1 > planes_a(pairs, np - 1) ? pair_a(pairs, np - 1) + 1
+                                                                     : planes_a(pairs, np - 1))
+              : 0;
+}
+
 /* The MMAs of level L for scale group g of the stage at `st`: its pairs
- * over the group's k-steps into d, which the first MMA restarts. */
-template <int BK, int NP, unsigned STARTS, int KG, int L>
-__device__ __forceinline__ void issue_level(int32_t (&d)[TC_S8_BN / 2], const unsigned char *st, const kernel_params &p,
-                                            int g, int half)
+ * over the group's k-steps into d, which the first MMA restarts. The
+ * planes are compile-time (PAIRS), so every descriptor is the stage's base
+ * descriptor plus a constant: nothing to keep in registers across the
+ * stage (with the pairs read from the parameters, ptxas held addresses and
+ * spilled around the conversions). */
+template <int BK, int NP, unsigned STARTS, int KG, unsigned PAIRS, int L>
+__device__ __forceinline__ void issue_level(int32_t (&d)[TC_S8_BN / 2], uint64_t da0, uint64_t db0, int g)
 {
     constexpr int first = level_first(STARTS, NP, L), end = level_first(STARTS, NP, L + 1);
-    constexpr uint32_t swz = tc_swizzle_mode(BK);
-    const int a_bytes = TC_BM * BK, b_bytes = TC_S8_BN * BK;
+    constexpr int a_bytes = TC_BM * BK, b_bytes = TC_S8_BN * BK;
 #pragma unroll
     for (int kk = 0; kk < KG / 32; kk++) {
 #pragma unroll
         for (int q = first; q < end; q++) {
-            const unsigned char *ta = st + p.pa[q] * a_bytes + half * 64 * BK;
-            const unsigned char *tb = st + p.n_a * a_bytes + p.pb[q] * b_bytes;
+            /* A descriptor's low 14 bits are the address / 16 (tc_smem_desc). */
             const int off = g * KG + kk * 32;
-            uint64_t da = tc_smem_desc(ta + off, 16, 8 * BK, swz);
-            uint64_t db = tc_smem_desc(tb + off, 16, 8 * BK, swz);
+            const uint64_t da = da0 + (uint64_t)((pair_a(PAIRS, q) * a_bytes + off) >> 4);
+            const uint64_t db = db0 + (uint64_t)((pair_b(PAIRS, q) * b_bytes + off) >> 4);
             tc_wgmma_m64n128k32_s8(d, da, db, kk > 0 || q > first);
         }
     }
@@ -349,8 +375,8 @@ __device__ __forceinline__ void add_level(float (&acc)[TC_S8_BN / 2], const int3
  * item is added after its MMAs, so that no wgmma is in flight across the
  * stage loop: ptxas serialises every wgmma (C7514) when it cannot prove that
  * other instructions read only retired accumulators. */
-template <int BK, int NP, unsigned STARTS, int KG, int I>
-__device__ __forceinline__ void stage_items(const kernel_params &p, const unsigned char *st, const float *sa,
+template <int BK, int NP, unsigned STARTS, int KG, unsigned PAIRS, int I>
+__device__ __forceinline__ void stage_items(const kernel_params &p, uint64_t da0, uint64_t db0, const float *sa,
                                             const float *sb, float (&acc)[TC_S8_BN / 2], int32_t (&v0)[TC_S8_BN / 2],
                                             int32_t (&v1)[TC_S8_BN / 2], int half)
 {
@@ -360,7 +386,7 @@ __device__ __forceinline__ void stage_items(const kernel_params &p, const unsign
         int32_t(&d)[TC_S8_BN / 2] = (I & 1) ? v1 : v0;
         int32_t(&prev)[TC_S8_BN / 2] = (I & 1) ? v0 : v1;
         tc_wgmma_fence();
-        issue_level<BK, NP, STARTS, KG, L>(d, st, p, g, half);
+        issue_level<BK, NP, STARTS, KG, PAIRS, L>(d, da0, db0, g);
         tc_wgmma_commit();
         if constexpr (I > 0) {
             constexpr int pg = (I - 1) / NL, pl = (I - 1) % NL;
@@ -371,14 +397,15 @@ __device__ __forceinline__ void stage_items(const kernel_params &p, const unsign
             tc_wgmma_wait<0>();
             add_level(acc, d, sa + g * TC_BM, sb + g * TC_S8_BN, p.level_weight[L], half);
         }
-        stage_items<BK, NP, STARTS, KG, I + 1>(p, st, sa, sb, acc, v0, v1, half);
+        stage_items<BK, NP, STARTS, KG, PAIRS, I + 1>(p, da0, db0, sa, sb, acc, v0, v1, half);
     }
 }
 
-template <int BK, int NP, unsigned STARTS, int KG>
+template <int BK, int NP, unsigned STARTS, int KG, unsigned PAIRS>
 __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_constant__ kernel_params p)
 {
     constexpr int BN = TC_S8_BN, GPS = BK / KG;
+    constexpr uint32_t swz = tc_swizzle_mode(BK);
     __shared__ __align__(8) uint64_t full[TC_MAX_STAGES], empty[TC_MAX_STAGES];
     extern __shared__ unsigned char smem_raw[];
     unsigned char *smem = (unsigned char *)(((uintptr_t)smem_raw + 1023) & ~(uintptr_t)1023);
@@ -426,7 +453,9 @@ __global__ void __launch_bounds__(TC_THREADS, 1) tc_s8_kernel(const __grid_const
             tc_bar_wait(&full[s], (it / p.stages) & 1);
             const unsigned char *st = smem + s * stage_bytes;
             const float *sa = (const float *)(st + planes_bytes), *sb = sa + GPS * TC_BM;
-            stage_items<BK, NP, STARTS, KG, 0>(p, st, sa, sb, acc, v0, v1, half);
+            const uint64_t da0 = tc_smem_desc(st + half * 64 * BK, 16, 8 * BK, swz);
+            const uint64_t db0 = tc_smem_desc(st + planes_a(PAIRS, NP) * a_bytes, 16, 8 * BK, swz);
+            stage_items<BK, NP, STARTS, KG, PAIRS, 0>(p, da0, db0, sa, sb, acc, v0, v1, half);
             __syncwarp(); /* every lane's scale loads are done (add_level may diverge) */
             if (threadIdx.x % 32 == 0)
                 tc_bar_arrive(&empty[s]);
@@ -482,19 +511,32 @@ struct s8_kernel {
     int bk, np;
     unsigned starts;
     int kgroup;
+    unsigned pairs;
     kernel_fn fn;
 };
+constexpr unsigned PAIRS_I = pair_code("00 01 10 11");
+constexpr unsigned PAIRS_II = pair_code("00 01 10 02 11 12");
+constexpr unsigned PAIRS_III = pair_code("00 01 10 11 20 21");
+constexpr unsigned PAIRS_IV = pair_code("00 01 10 02 11 20 12 21");
+#define S8_KERNEL(bk, np, starts, kg, pairs) {bk, np, starts, kg, pairs, tc_s8_kernel<bk, np, starts, kg, pairs>}
 const s8_kernel s8_kernels[] = {
-    {128, 4, 0xBu, 32, tc_s8_kernel<128, 4, 0xBu, 32>},
-    {128, 4, 0xBu, 64, tc_s8_kernel<128, 4, 0xBu, 64>},
-    {128, 4, 0xBu, 128, tc_s8_kernel<128, 4, 0xBu, 128>},
-    {64, 6, 0x2Bu, 32, tc_s8_kernel<64, 6, 0x2Bu, 32>},
-    {64, 6, 0x2Bu, 64, tc_s8_kernel<64, 6, 0x2Bu, 64>},
-    {128, 6, 0x2Bu, 128, tc_s8_kernel<128, 6, 0x2Bu, 128>},
-    {64, 8, 0x4Bu, 32, tc_s8_kernel<64, 8, 0x4Bu, 32>},
-    {64, 8, 0x4Bu, 64, tc_s8_kernel<64, 8, 0x4Bu, 64>},
-    {128, 8, 0x6Bu, 128, tc_s8_kernel<128, 8, 0x6Bu, 128>},
+    S8_KERNEL(128, 4, 0xBu, 32, PAIRS_I),    S8_KERNEL(128, 4, 0xBu, 64, PAIRS_I),
+    S8_KERNEL(128, 4, 0xBu, 128, PAIRS_I),   S8_KERNEL(64, 6, 0x2Bu, 32, PAIRS_II),
+    S8_KERNEL(64, 6, 0x2Bu, 64, PAIRS_II),   S8_KERNEL(128, 6, 0x2Bu, 128, PAIRS_II),
+    S8_KERNEL(64, 6, 0x2Bu, 32, PAIRS_III),  S8_KERNEL(64, 6, 0x2Bu, 64, PAIRS_III),
+    S8_KERNEL(128, 6, 0x2Bu, 128, PAIRS_III), S8_KERNEL(64, 8, 0x4Bu, 32, PAIRS_IV),
+    S8_KERNEL(64, 8, 0x4Bu, 64, PAIRS_IV),   S8_KERNEL(128, 8, 0x6Bu, 128, PAIRS_IV),
 };
+#undef S8_KERNEL
+
+/* The pair list of a problem as pair_code writes it. */
+unsigned pairs_of(const struct tc_s8_args *a)
+{
+    unsigned code = 0;
+    for (int q = 0; q < a->n_pairs; q++)
+        code |= (unsigned)(a->pairs[q].a | a->pairs[q].b << 2) << (4 * q);
+    return code;
+}
 
 unsigned level_starts(const struct tc_s8_args *a)
 {
@@ -776,11 +818,13 @@ extern "C" int tc_s8_plan_create(const struct tc_s8_args *a, struct tc_plan **ou
     const unsigned starts = level_starts(a);
     kernel_fn fn = nullptr;
     for (const s8_kernel &kn : s8_kernels)
-        if (kn.bk == bk && kn.np == a->n_pairs && kn.starts == starts && kn.kgroup == a->kgroup)
+        if (kn.bk == bk && kn.np == a->n_pairs && kn.starts == starts && kn.kgroup == a->kgroup &&
+            kn.pairs == pairs_of(a) && planes_a(kn.pairs, kn.np) == a->n_a_planes)
             fn = kn.fn;
     if (!fn) {
-        snprintf(why, why_len, "tensor-core engine (INT8): no kernel built for %d pairs in levels 0x%x, kgroup=%d, "
-                 "%d-byte k-tiles", a->n_pairs, starts, a->kgroup, bk);
+        snprintf(why, why_len, "tensor-core engine (INT8): no kernel built for %d pairs 0x%x in levels 0x%x, "
+                 "kgroup=%d, %d-byte k-tiles, %d A planes", a->n_pairs, pairs_of(a), starts, a->kgroup, bk,
+                 a->n_a_planes);
         return (int)cudaErrorInvalidValue;
     }
     struct tc_plan *plan = (struct tc_plan *)calloc(1, sizeof *plan);
