@@ -261,6 +261,18 @@ static bool resumable_index(struct resumable *r, const struct mpb_plan *plan, co
     return r->by_id != NULL;
 }
 
+/* The case of this command (and shard) that a row written before its
+ * scheme gained parameters stands for: the row's params plus parameters at
+ * their defaults (mpb_row_is_case_before_added), else NULL. */
+static const struct mpb_case **case_before_added(const struct resumable *r, char **fields)
+{
+    for (int i = 0; i < r->n; i++)
+        if (!strcmp(fields[MPB_COL_scheme], r->by_id[i]->scheme->name) &&
+            mpb_row_is_case_before_added(fields, r->by_id[i]))
+            return &r->by_id[i];
+    return NULL;
+}
+
 /* A row already in FILE is kept only when mpbench wrote it for a case of
  * this command (and shard): another sweep's row, or a malformed one, would
  * pass for a result of this one (mpb_csv_row_check). */
@@ -272,6 +284,10 @@ static bool resumable_row(char **fields, void *arg, char *why, size_t why_len)
                                      : NULL;
     if (!mpb_row_cells_check(fields, why, why_len))
         return false;
+    if (!c && (c = case_before_added(r, fields))) {
+        fields[MPB_COL_case_id] = (char *)(*c)->id; /* remembered: the case is skipped */
+        return true;
+    }
     if (!c) {
         char shard[48] = "";
         if (r->plan->shard_count > 1)

@@ -34,6 +34,16 @@ expect 2 "scheme 'quantensor_int8' parameter levels: 4 is out of range (allowed:
     run -s quantensor_int8 -a levels=4 -g uniform --size 8
 expect 2 "scheme 'quantensor_int8' parameter levels: 'high' is not a number" -- \
     run -s quantensor_int8 -a levels=high -g uniform --size 8
+# ozaki2's tol: a finite relative error in 0..1, and only with moduli=auto (a row not_supported naming both)
+expect 2 "scheme 'ozaki2_int8' parameter tol: -1 is out of range (allowed: real 0..1)" -- \
+    run -s ozaki2_int8 -a moduli=auto -a tol=-1 -g uniform --size 8
+expect 2 "scheme 'ozaki2_int8_sp' parameter tol: 'nan' is not a number" -- \
+    run -s ozaki2_int8_sp -a moduli=auto -a tol=nan -g uniform --size 8
+expect 2 "scheme 'ozaki2_int8' parameter tol: inf is out of range" -- \
+    run -s ozaki2_int8 -a moduli=auto -a tol=inf -g uniform --size 8
+expect 77 "tol=1e-08 needs moduli=auto (moduli=15 is a fixed count" -- \
+    run -s ozaki2_int8 -a tol=1e-8 -g uniform --size 8 --backend host --csv "$TMP/tol.csv"
+expect 0 "with moduli=auto: the fewest moduli whose error bound is at most tol, normwise relative" -- list schemes
 expect 2 "--size '0'" -- run -s dgemm -g uniform --size 0
 expect 2 "--size '-4'" -- run -s dgemm -g uniform --size -4
 expect 2 "range '4:1' is empty" -- run -s dgemm -g uniform --size 4:1

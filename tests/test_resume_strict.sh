@@ -4,7 +4,8 @@
 # whose cells are not in the grammar mpbench writes, or a case_id in two
 # rows refuses the file (exit 2, FILE:LINE named), and the file and its
 # sidecar are left byte for byte as they were. A file of this sweep resumes
-# as before. Usage: test_resume_strict.sh MPBENCH
+# as before, and so does one written before a scheme gained a parameter
+# that the sweep has at its default. Usage: test_resume_strict.sh MPBENCH
 set -u
 MPB=${1:?usage: test_resume_strict.sh MPBENCH}
 . "$(dirname "$0")/test_lib.sh"
@@ -77,6 +78,51 @@ cp good.csv.meta.json short.csv.meta.json
 # shellcheck disable=SC2086
 "$MPB" run $sweep --csv short.csv --resume >out 2>err || fail "--resume of a short file exited $?: $(cat err)"
 [ "$(wc -l <short.csv)" = 4 ] || fail "--resume of a short file: $(wc -l <short.csv) lines, expected 4"
+
+# A file written before a scheme gained a parameter (ozaki2_int8's tol, at
+# its default 0 here): its rows are this sweep's cases as mpbench gate pairs
+# them (params plus parameters at their defaults), so they are kept and
+# their cases skipped; a row whose params differ otherwise is refused.
+osweep="-s ozaki2_int8 -a moduli=auto,15 -s dgemm -g uniform --size 8 --backend host --progress never"
+# shellcheck disable=SC2086
+"$MPB" run $osweep --csv oz.csv >/dev/null 2>&1 || fail "the ozaki2 sweep exited $?"
+# As the older mpbench wrote it: no tol in params and case, case_id the FNV-1a-64 of that case.
+unadd() {
+    python3 - "$1" "$2" "$3" <<'PY'
+import csv, sys
+src, dst, extra = sys.argv[1:]
+rows = list(csv.reader(open(src, newline="")))
+h = rows[0]
+for r in rows[1:]:
+    if r[h.index("scheme")] == "ozaki2_int8":
+        r[h.index("params")] = r[h.index("params")].replace(" tol=0", extra)
+        case = r[h.index("case")].replace(" -a tol=0", extra.replace(" ", " -a "))
+        r[h.index("case")] = case
+        x = 0xcbf29ce484222325
+        for c in case.encode():
+            x = ((x ^ c) * 0x100000001b3) % 2**64
+        r[h.index("case_id")] = "%016x" % x
+csv.writer(open(dst, "w", newline=""), lineterminator="\n").writerows(rows)
+PY
+    cp oz.csv.meta.json "$2.meta.json"
+}
+unadd oz.csv old.csv ""
+grep -q "tol" old.csv && fail "old.csv still names tol"
+cp old.csv old.orig
+# shellcheck disable=SC2086
+"$MPB" run $osweep --csv old.csv --resume >out 2>err || fail "--resume of a file older than tol exited $?: $(cat err)"
+grep -q "3 cases already in old.csv were skipped" err || fail "the older file's resume: $(cat err)"
+cmp -s old.csv old.orig || fail "the older file's resume changed its rows"
+# with tol=1e-8 besides: its cases run (moduli=15 tol=1e-8 is not_supported), the old rows stay
+# shellcheck disable=SC2086
+"$MPB" run -s ozaki2_int8 -a moduli=auto,15 -a tol=0,1e-8 -s dgemm -g uniform --size 8 --backend host --progress never \
+    --csv old.csv --resume >out 2>err || fail "--resume with tol=0,1e-8 exited $?: $(cat err)"
+grep -q "3 cases already in old.csv were skipped" err || fail "the older file's resume with tol=1e-8: $(cat err)"
+[ "$(wc -l <old.csv)" = 6 ] || fail "--resume with tol=1e-8 added $(($(wc -l <old.csv) - 4)) rows, expected 2"
+# a parameter not at its default is not an added one
+unadd oz.csv notdef.csv " tol=1e-9"
+# shellcheck disable=SC2086
+refused notdef.csv "is not a case of this command" $osweep
 
 [ "$fails" = 0 ] && echo "ok: test_resume_strict"
 exit $((fails != 0))

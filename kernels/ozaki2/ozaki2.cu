@@ -49,6 +49,7 @@ struct oz2_state {
     int n_used;                     /* moduli of the last call */
     bool accurate;
     bool autom;                     /* moduli=auto */
+    double tol;                     /* auto's target (the tol parameter; 0: native's) */
     bool batched;                   /* one strided-batched call per tile instead of one per modulus */
     bool engine;                    /* gemm=engine: the products through plan into e8 */
     struct tc_i8_plan *plans[MPB_OZ2_MAX_MODULI + 1]; /* [N]: N products; NULL when a dimension is 0 */
@@ -567,7 +568,7 @@ static enum mpb_status oz2_auto(struct mpb_cuda_env *env, struct oz2_state *s, c
     struct mpb_oz2_side sa = {m, amax, astat, h + (s->al1 - s->stats), isum, isum + k, mpb_oz2_e_ref(amax, m)};
     struct mpb_oz2_side sb = {n, bmax, bstat, h + (s->bl1 - s->stats), isum + 2 * k, isum + 3 * k,
                               mpb_oz2_e_ref(bmax, n)};
-    if (!mpb_oz2_auto_choose(&sa, &sb, k, s->accurate, g->target, s->budget, &s->choice))
+    if (!mpb_oz2_auto_choose(&sa, &sb, k, s->accurate, g->target, s->tol, s->budget, &s->choice))
         return mpb_cuda_fail(env, "out of host memory for moduli=auto's choice", __FILE__, __LINE__);
     s->n_used = s->choice.moduli;
     return MPB_STATUS_OK;
@@ -824,6 +825,7 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
     if (!s)
         return mpb_cuda_fail(env, "out of host memory for the scheme state", __FILE__, __LINE__);
     s->autom = mpb_oz2_is_auto(params);
+    s->tol = params[MPB_OZ2_TOL];
     s->n_moduli = mpb_oz2_moduli_most(params);
     s->n_used = s->n_moduli;
     s->accurate = params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE;
@@ -855,7 +857,7 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
         point_stats(s, g->m, g->n, g->k);
     if (s->autom && (g->m == 0 || g->n == 0)) { /* no call runs: the choice for no entries */
         struct mpb_oz2_side none = {};
-        (void)mpb_oz2_auto_choose(&none, &none, g->k, s->accurate, g->target, s->budget, &s->choice);
+        (void)mpb_oz2_auto_choose(&none, &none, g->k, s->accurate, g->target, s->tol, s->budget, &s->choice);
         s->n_used = s->choice.moduli;
     }
     for (int nm = lo; nm <= s->n_moduli && st == MPB_STATUS_OK && s->engine && g->m > 0 && g->n > 0 && g->k > 0;

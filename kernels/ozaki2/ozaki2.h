@@ -11,11 +11,12 @@
  *   note     = with moduli=auto, why that count (mpb_oz2_auto_note)
  * Parameters: moduli (2..20; the spec's range 8..20 plus small counts for the
  * fp32 target and tests; auto: the fewest whose error bound is within the
- * native GEMM's, ozaki2_auto.c), mode fast|accurate, nblock (columns per INT8 GEMM
+ * native GEMM's, or within tol, ozaki2_auto.c), mode fast|accurate, nblock (columns per INT8 GEMM
  * call; 0 = auto), mblock (rows per call; 0 = auto), gemm calls|batched|engine
  * (engine: every modulus' product in one launch of the tensor-core engine's
  * INT8 GEMM, kernels/tc/tc_i8.h, which reduces each sum modulo its modulus
- * and stores it as one byte; sm_90a, k ≤ MPB_OZ2_MAX_K). */
+ * and stores it as one byte; sm_90a, k ≤ MPB_OZ2_MAX_K), tol (moduli=auto's
+ * target, a normwise error relative to ‖|A||B|‖_F; 0 = the native GEMM's). */
 #ifndef MPB_OZAKI2_H
 #define MPB_OZAKI2_H
 
@@ -38,6 +39,7 @@ enum mpb_oz2_param {
     MPB_OZ2_NBLOCK,
     MPB_OZ2_MBLOCK,
     MPB_OZ2_GEMM,
+    MPB_OZ2_TOL,
     MPB_OZ2_N_PARAMS
 };
 enum mpb_oz2_mode { MPB_OZ2_FAST = 0, MPB_OZ2_ACCURATE };
@@ -70,25 +72,26 @@ int mpb_oz2_e_ref(const uint64_t *max, int64_t count);
 
 /* The choice and why: `bound` bounds ‖Ĉ−C‖_F (before the final rounding)
  * with `moduli`, `target` is the native GEMM's ½√k·u (Higham and Mary's
- * probabilistic bound at λ = 1/2), both relative to a lower bound of
- * ‖|A||B|‖_F; `fewer` is the bound with one modulus less (NAN at the
- * fewest). met: bound ≤ target; else `moduli` is the count of the least
- * bound. */
+ * probabilistic bound at λ = 1/2) or a user's tol (`user`), both relative
+ * to a lower bound of ‖|A||B|‖_F; `fewer` is the bound with one modulus
+ * less (NAN at the fewest). met: bound ≤ target; else `moduli` is the count
+ * of the least bound. */
 struct mpb_oz2_auto {
     int moduli;
-    bool met;
+    bool met, user;
     double bound, target, fewer;
 };
 
 /* budget[N] = mpb_oz2_crt_init(N)'s budget for every N in
- * [MPB_OZ2_MIN_MODULI, MPB_OZ2_MAX_MODULI]. False when out of host memory. */
+ * [MPB_OZ2_MIN_MODULI, MPB_OZ2_MAX_MODULI]; tol = the tol parameter (0: the
+ * native GEMM's target). False when out of host memory. */
 bool mpb_oz2_auto_choose(const struct mpb_oz2_side *a, const struct mpb_oz2_side *b, int64_t k,
-                         bool accurate, enum mpb_target target, const int *budget,
+                         bool accurate, enum mpb_target target, double tol, const int *budget,
                          struct mpb_oz2_auto *out);
 
 /* The choice of moduli=auto for host arrays g->a, g->b (what the host
  * model chooses). False when out of host memory. */
-bool mpb_oz2_auto_host(const struct mpb_gemm *g, bool accurate, struct mpb_oz2_auto *c);
+bool mpb_oz2_auto_host(const struct mpb_gemm *g, bool accurate, double tol, struct mpb_oz2_auto *c);
 
 /* The row's note: "auto: 14 moduli, ...". */
 void mpb_oz2_auto_note(const struct mpb_oz2_auto *c, char *buf, size_t len);

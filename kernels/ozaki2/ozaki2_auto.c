@@ -1,5 +1,5 @@
 /* moduli=auto: the fewest moduli whose rigorous error bound stays within
- * the native GEMM's probabilistic one, from integer statistics that the host
+ * the native GEMM's probabilistic one (or a user's tol=), from integer statistics that the host
  * model and the GPU compute alike (struct mpb_oz2_side), evaluated here in
  * one fixed order, so both backends choose the same count.
  * kernels/ozaki2/README.md "moduli=auto" has the derivation and the numbers;
@@ -19,7 +19,7 @@
  * probabilistic bound of Higham and Mary (SIAM J. Sci. Comput. 41(5),
  * 2019), at λ = 1/2, where the native error of same-sign data lies
  * (≈ √k·u|A||B|/3 under their model, Ozaki-II's ≈ half its bound: README):
- *   bound ≤ ½√k·u·LB,  LB ≤ ‖|A||B|‖_F,
+ *   bound ≤ ½√k·u·LB,  LB ≤ ‖|A||B|‖_F   (tol=T > 0: bound ≤ T·LB),
  *   LB = max(Σ_ij(|A||B|)_ij/√(mn), (Σ_l ‖A(:,l)‖²‖B(l,:)‖²)^½)
  * (Cauchy–Schwarz, and the cross terms of a sum of nonnegative products
  * dropped), from the per-l digit sums. Everything is relative to
@@ -95,14 +95,14 @@ static double lower_bound(const struct mpb_oz2_side *a, const struct mpb_oz2_sid
 }
 
 bool mpb_oz2_auto_choose(const struct mpb_oz2_side *a, const struct mpb_oz2_side *b, int64_t k,
-                         bool accurate, enum mpb_target target, const int *budget,
+                         bool accurate, enum mpb_target target, double tol, const int *budget,
                          struct mpb_oz2_auto *out)
 {
     double u = target == MPB_TARGET_FP64 ? 0x1p-53 : 0x1p-24;
-    *out = (struct mpb_oz2_auto){.moduli = MPB_OZ2_MAX_MODULI, .met = false, .bound = INFINITY,
-                                 .target = 0.5 * sqrt((double)k) * u, .fewer = NAN};
+    *out = (struct mpb_oz2_auto){.moduli = MPB_OZ2_MAX_MODULI, .met = false, .user = tol > 0, .bound = INFINITY,
+                                 .target = tol > 0 ? tol : 0.5 * sqrt((double)k) * u, .fewer = NAN};
     if (a->count == 0 || b->count == 0) { /* no entries: any count gives the empty C */
-        *out = (struct mpb_oz2_auto){.moduli = MPB_OZ2_MIN_MODULI, .met = true, .bound = 0,
+        *out = (struct mpb_oz2_auto){.moduli = MPB_OZ2_MIN_MODULI, .met = true, .user = out->user, .bound = 0,
                                      .target = out->target, .fewer = NAN};
         return true;
     }
@@ -147,10 +147,11 @@ bool mpb_oz2_auto_choose(const struct mpb_oz2_side *a, const struct mpb_oz2_side
 
 void mpb_oz2_auto_note(const struct mpb_oz2_auto *c, char *buf, size_t len)
 {
-    int used = c->met ? snprintf(buf, len, "auto: %d moduli, error bound %.2g <= native %.2g", c->moduli,
-                                 c->bound, c->target)
-                      : snprintf(buf, len, "auto: %d moduli, the least error bound %.2g > native %.2g", c->moduli,
-                                 c->bound, c->target);
+    const char *what = c->user ? "tol" : "native";
+    int used = c->met ? snprintf(buf, len, "auto: %d moduli, error bound %.2g <= %s %.2g", c->moduli, c->bound,
+                                 what, c->target)
+                      : snprintf(buf, len, "auto: %d moduli, the least error bound %.2g > %s %.2g",
+                                 c->moduli, c->bound, what, c->target);
     if (used > 0 && (size_t)used < len && c->met && !isnan(c->fewer))
         used += snprintf(buf + used, len - (size_t)used, " (%d: %.2g)", c->moduli - 1, c->fewer);
     if (used > 0 && (size_t)used < len)

@@ -12,11 +12,11 @@
 extern "C" {
 #endif
 
-/* The real scheme's parameters at the same indices (so that its tile
- * choices, mpb_oz2_block_cols/rows, read them), moduli without auto and
- * gemm calls|batched, then the form. */
-#define MPB_OZ2C_FORM MPB_OZ2_N_PARAMS
-#define MPB_OZ2C_N_PARAMS (MPB_OZ2_N_PARAMS + 1)
+/* The real scheme's parameters up to gemm at the same indices (so that its
+ * tile choices, mpb_oz2_block_cols/rows, read them), moduli without auto
+ * (so no tol) and gemm calls|batched, then the form. */
+#define MPB_OZ2C_FORM (MPB_OZ2_GEMM + 1)
+#define MPB_OZ2C_N_PARAMS (MPB_OZ2C_FORM + 1)
 
 extern const struct mpb_param_spec mpb_ozaki2_int8_z_params[], mpb_ozaki2_int8_c_params[];
 

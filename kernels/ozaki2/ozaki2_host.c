@@ -149,7 +149,7 @@ static bool stats_compute(const struct operand *a, const struct operand *b, bool
 
 /* moduli=auto: the sums per index of k, then the choice. */
 static bool choose(const struct operand *a, const struct operand *b, const struct stats *st, bool accurate,
-                   struct mpb_oz2_auto *c)
+                   double tol, struct mpb_oz2_auto *c)
 {
     int64_t k = a->k;
     uint64_t *sums = malloc(sizeof *sums * (size_t)(4 * k) + 1);
@@ -164,7 +164,7 @@ static bool choose(const struct operand *a, const struct operand *b, const struc
                               sums + 2 * k, sums + 3 * k, mpb_oz2_e_ref(st->bmax, b->vecs)};
     index_sums(a, st->amax, sa.e_ref, sums, sums + k);
     index_sums(b, st->bmax, sb.e_ref, sums + 2 * k, sums + 3 * k);
-    bool ok = mpb_oz2_auto_choose(&sa, &sb, k, accurate, a->target, budget, c);
+    bool ok = mpb_oz2_auto_choose(&sa, &sb, k, accurate, a->target, tol, budget, c);
     free(sums);
     return ok;
 }
@@ -195,12 +195,12 @@ int32_t mpb_oz2_residue_dot(const int8_t *x, const int8_t *y, int64_t k, int64_t
     return acc;
 }
 
-bool mpb_oz2_auto_host(const struct mpb_gemm *g, bool accurate, struct mpb_oz2_auto *c)
+bool mpb_oz2_auto_host(const struct mpb_gemm *g, bool accurate, double tol, struct mpb_oz2_auto *c)
 {
     struct operand a = {g->a, g->m, g->k, 1, (size_t)g->m, g->target};
     struct operand b = {g->b, g->n, g->k, (size_t)g->k, 1, g->target};
     struct stats st = {0};
-    bool ok = stats_compute(&a, &b, accurate, &st) && choose(&a, &b, &st, accurate, c);
+    bool ok = stats_compute(&a, &b, accurate, &st) && choose(&a, &b, &st, accurate, tol, c);
     free(st.vec);
     return ok;
 }
@@ -229,7 +229,7 @@ enum mpb_status mpb_ozaki2_host_chunked(const struct mpb_gemm *g, const double *
     bool ok = mu && stats_compute(&a, &b, accurate, &st);
     struct mpb_oz2_auto choice = {.moduli = autom ? 0 : (int)params[MPB_OZ2_MODULI]};
     if (ok && autom)
-        ok = choose(&a, &b, &st, accurate, &choice);
+        ok = choose(&a, &b, &st, accurate, params[MPB_OZ2_TOL], &choice);
     int n_moduli = choice.moduli;
     size_t ra_bytes = mpb_size_mul(mpb_size_matrix(m + n, k, 1), (size_t)n_moduli);
     size_t c32_bytes = mpb_size_mul(mpb_size_matrix(m, n, sizeof(int32_t)), (size_t)n_moduli);

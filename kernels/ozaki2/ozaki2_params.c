@@ -38,6 +38,10 @@ static const char *const gemm_choices[] = {"calls", "batched", "engine", NULL};
                                   "batched = one strided-batched call per tile; engine = all "   \
                                   "moduli in one launch of mpbench's INT8 engine, residues "     \
                                   "stored as bytes (sm_90a, k <= 131071)"},                      \
+        [MPB_OZ2_TOL] = {.name = "tol", .kind = MPB_PARAM_REAL, .def = "0", .lo = 0, .hi = 1,     \
+                         .help = "with moduli=auto: the fewest moduli whose error bound is at "  \
+                                 "most tol, normwise relative to ||(|A||B|)||_F (e.g. 1e-8); "  \
+                                 "0 = the native GEMM's"},                                       \
     }
 
 /* Defaults: 15 moduli reach DGEMM's normwise error for phi ≤ 2 on the host
@@ -91,6 +95,19 @@ int64_t mpb_oz2_chunk_most(int64_t k)
 bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len)
 {
+    double tol = params[MPB_OZ2_TOL];
+    char shown[32];
+    mpb_format_double(tol, shown, sizeof shown);
+    /* the parser keeps tol in [0, 1]; values set by a program are checked here */
+    if (!(tol >= 0 && tol <= 1)) {
+        snprintf(why, why_len, "tol=%s: tol must be a number in 0..1 (0 = the native GEMM's target)", shown);
+        return false;
+    }
+    if (tol > 0 && !mpb_oz2_is_auto(params)) {
+        snprintf(why, why_len, "tol=%s needs moduli=auto (moduli=%d is a fixed count; tol picks the count)",
+                 shown, (int)params[MPB_OZ2_MODULI]);
+        return false;
+    }
     if (!dev)
         return true;
     if (params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE) {

@@ -151,3 +151,41 @@ void mpb_param_format_all(const struct mpb_param_spec *specs, int n, const doubl
         used += (size_t)snprintf(buf + used, len - used, "%s%s=%s", i ? " " : "", specs[i].name, v);
     }
 }
+
+/* Whether "k=v" is one of the space-separated tokens of `list`. */
+static bool has_token(const char *list, const char *tok, size_t len)
+{
+    for (const char *t = list; *t;) {
+        size_t n = strcspn(t, " ");
+        if (n == len && !strncmp(t, tok, len))
+            return true;
+        t += n;
+        t += strspn(t, " ");
+    }
+    return false;
+}
+
+bool mpb_param_added_at_default(const struct mpb_param_spec *specs, int n, const char *was, const char *now)
+{
+    if (n > MPB_MAX_PARAMS || !strcmp(was, now))
+        return false;
+    double values[MPB_MAX_PARAMS];
+    char defaults[1024];
+    mpb_param_defaults(specs, n, values);
+    mpb_param_format_all(specs, n, values, defaults, sizeof defaults);
+    for (const char *t = was; *t;) { /* every old parameter kept as it was */
+        size_t len = strcspn(t, " ");
+        if (!has_token(now, t, len))
+            return false;
+        t += len;
+        t += strspn(t, " ");
+    }
+    for (const char *t = now; *t;) { /* every other one at its default */
+        size_t len = strcspn(t, " ");
+        if (!has_token(was, t, len) && !has_token(defaults, t, len))
+            return false;
+        t += len;
+        t += strspn(t, " ");
+    }
+    return true;
+}

@@ -57,6 +57,12 @@ void mpb_param_format_all(const struct mpb_param_spec *specs, int n,
 void mpb_param_format_changed(const struct mpb_param_spec *specs, int n,
                               const double *values, char *buf, size_t len);
 
+/* Whether `now` is `was` and, besides its "k=v" tokens, only parameters at
+ * their defaults (both as mpb_param_format_all writes them for `specs`;
+ * false when they are equal): a parameter the owner gained after `was`
+ * was written, at the value that runs the old configuration. */
+bool mpb_param_added_at_default(const struct mpb_param_spec *specs, int n, const char *was, const char *now);
+
 /* Shortest "%.Ng" that reads back to exactly `x`. */
 void mpb_format_double(double x, char *buf, size_t len);
 

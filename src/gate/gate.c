@@ -246,48 +246,15 @@ static bool same_but_params(const struct mpb_row *a, const struct mpb_row *b)
     return true;
 }
 
-/* Whether "k=v" is one of the space-separated tokens of `list`. */
-static bool has_token(const char *list, const char *tok, size_t len)
-{
-    for (const char *t = list; *t;) {
-        size_t n = strcspn(t, " ");
-        if (n == len && !strncmp(t, tok, len))
-            return true;
-        t += n;
-        t += strspn(t, " ");
-    }
-    return false;
-}
-
 /* Whether the candidate's params are the baseline's and, besides them, only
  * parameters at the scheme's defaults: a parameter the scheme gained after
  * the baseline was written, at the value that runs the old configuration
  * (ozaki1_int8 and adp gained gemm=calls|engine, with calls the old way). */
 static bool params_added_at_default(const struct mpb_row *base, const struct mpb_row *cand)
 {
-    const char *bp = mpb_gate_cell(base, MPB_COL_params), *cp = mpb_gate_cell(cand, MPB_COL_params);
     const struct mpb_scheme *s = mpb_scheme_find(mpb_gate_cell(cand, MPB_COL_scheme));
-    if (!s || s->n_params > MPB_MAX_PARAMS || !strcmp(bp, cp))
-        return false;
-    double values[MPB_MAX_PARAMS];
-    char defaults[1024];
-    mpb_param_defaults(s->params, s->n_params, values);
-    mpb_param_format_all(s->params, s->n_params, values, defaults, sizeof defaults);
-    for (const char *t = bp; *t;) { /* every baseline parameter kept as it was */
-        size_t n = strcspn(t, " ");
-        if (!has_token(cp, t, n))
-            return false;
-        t += n;
-        t += strspn(t, " ");
-    }
-    for (const char *t = cp; *t;) { /* every other one at its default */
-        size_t n = strcspn(t, " ");
-        if (!has_token(bp, t, n) && !has_token(defaults, t, n))
-            return false;
-        t += n;
-        t += strspn(t, " ");
-    }
-    return true;
+    return s && mpb_param_added_at_default(s->params, s->n_params, mpb_gate_cell(base, MPB_COL_params),
+                                           mpb_gate_cell(cand, MPB_COL_params));
 }
 
 /* Join each MISSING row to the one NEW row that is the same case with

@@ -69,7 +69,9 @@ struct mpb_csv;
 struct mpb_csv *mpb_csv_open(const char *path, bool resume, char *why, size_t why_len);
 
 /* Whether --resume may keep a row already in FILE (its MPB_COL_COUNT
- * fields); false with a reason, which the caller prefixes with FILE:LINE. */
+ * fields); false with a reason, which the caller prefixes with FILE:LINE.
+ * It may point fields[MPB_COL_case_id] at another case_id that outlives the
+ * file's reading: the row's case is then remembered by that one. */
 typedef bool mpb_csv_row_check(char **fields, void *arg, char *why, size_t why_len);
 
 /* mpb_csv_open with resume, every row already in FILE also put to `check`.

@@ -141,7 +141,10 @@ bool mpb_row_cells_check(char **fields, char *why, size_t why_len)
     return true;
 }
 
-bool mpb_row_is_case(char **fields, const struct mpb_case *c, char *why, size_t why_len)
+/* The columns that name case c; with `added`, params may be the row's plus
+ * parameters at their defaults, and case_id and case (which spell params)
+ * are not compared. */
+static bool names_case(char **fields, const struct mpb_case *c, bool added, char *why, size_t why_len)
 {
     char params[512], gen_params[512], m[24], n[24], k[24], seed[24];
     mpb_case_params(c, params, sizeof params);
@@ -158,11 +161,28 @@ bool mpb_row_is_case(char **fields, const struct mpb_case *c, char *why, size_t 
                 {MPB_COL_field, mpb_field_name(c->scheme->field)},
                 {MPB_COL_impl, mpb_impl_name(c->impl)}, {MPB_COL_m, m}, {MPB_COL_n, n}, {MPB_COL_k, k},
                 {MPB_COL_gen, c->gen->name}, {MPB_COL_gen_params, gen_params}, {MPB_COL_seed, seed}};
-    for (size_t i = 0; i < sizeof same / sizeof *same; i++)
-        if (strcmp(fields[same[i].col], same[i].want)) {
+    for (size_t i = 0; i < sizeof same / sizeof *same; i++) {
+        if (added && (same[i].col == MPB_COL_case_id || same[i].col == MPB_COL_case))
+            continue;
+        if (added && same[i].col == MPB_COL_params) {
+            if (!mpb_param_added_at_default(c->scheme->params, c->scheme->n_params, fields[MPB_COL_params], params))
+                return false;
+        } else if (strcmp(fields[same[i].col], same[i].want)) {
             snprintf(why, why_len, "column %s: '%.64s', where case_id %s has '%.64s'",
                      mpb_csv_column_names[same[i].col], fields[same[i].col], c->id, same[i].want);
             return false;
         }
+    }
     return true;
+}
+
+bool mpb_row_is_case(char **fields, const struct mpb_case *c, char *why, size_t why_len)
+{
+    return names_case(fields, c, false, why, why_len);
+}
+
+bool mpb_row_is_case_before_added(char **fields, const struct mpb_case *c)
+{
+    char why[256];
+    return names_case(fields, c, true, why, sizeof why);
 }

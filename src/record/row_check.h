@@ -23,4 +23,10 @@ bool mpb_row_col_numeric(enum mpb_col c);
  * gen_params and seed are those of case c; false naming the first that is not. */
 bool mpb_row_is_case(char **fields, const struct mpb_case *c, char *why, size_t why_len);
 
+/* Whether the row is case c as written before c's scheme gained parameters
+ * that c has at their defaults: every column mpb_row_is_case compares but
+ * case_id and case the same, and c's params the row's plus those
+ * (mpb_param_added_at_default, as mpbench gate pairs such rows). */
+bool mpb_row_is_case_before_added(char **fields, const struct mpb_case *c);
+
 #endif

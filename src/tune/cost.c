@@ -196,8 +196,12 @@ bool mpb_tune_costs_find(const struct mpb_tune_costs *t, const struct mpb_tune_l
     const struct mpb_tune_cost_row *hit = NULL;
     for (int i = 0; i < t->n_rows; i++) {
         const struct mpb_tune_cost_row *r = &t->rows[i];
-        if (strcmp(r->scheme, s->name) || (strcmp(r->params, all) && strcmp(r->params, changed)) || r->m != m ||
-            r->n != n || r->k != k)
+        /* params in full, only those changed, or in full from before the scheme gained parameters
+         * that the level has at their defaults (as mpbench gate pairs rows) */
+        if (strcmp(r->scheme, s->name) ||
+            (strcmp(r->params, all) && strcmp(r->params, changed) &&
+             !mpb_param_added_at_default(s->params, s->n_params, r->params, all)) ||
+            r->m != m || r->n != n || r->k != k)
             continue;
         if (hit) { /* the same level, its parameters written in full and only those changed */
             snprintf(why, why_len, "--cost-model %s: lines %d and %d both give %s at %lldx%lldx%lld: give one",

@@ -34,9 +34,10 @@ bool mpb_tune_costs_load(const char *path, struct mpb_tune_costs *t, char *why, 
 void mpb_tune_costs_free(struct mpb_tune_costs *t);
 
 /* The time of `level` at m x n x k: the row of its scheme whose params are
- * all the level's parameters ("tau=000 accum=tc ...", as run writes them)
- * or those that differ from the defaults ("tau=000"; "" for none); false
- * with why when the file has none, or one of each form. */
+ * all the level's parameters ("tau=000 accum=tc ...", as run writes them;
+ * or as a run wrote them before the scheme gained parameters that the level
+ * has at their defaults) or those that differ from the defaults ("tau=000";
+ * "" for none); false with why when the file has none, or two forms. */
 bool mpb_tune_costs_find(const struct mpb_tune_costs *t, const struct mpb_tune_level *level, int64_t m, int64_t n,
                          int64_t k, double *time_ms, char *why, size_t why_len);
 

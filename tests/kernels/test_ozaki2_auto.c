@@ -10,7 +10,11 @@
  *  - benign data take fewer moduli than hard data: φ = 0.5 than φ = 4;
  *  - where no count meets the target (inner scaling: fixed point cannot)
  *    the note says so and N is the count of the least bound;
- *  - no entries (m = 0): the fewest moduli. */
+ *  - no entries (m = 0): the fewest moduli;
+ *  - tol=T: the fewest moduli whose bound is within T (fewer than the
+ *    native target's for T = 1e-8 in fp64, more or as many for a smaller
+ *    T), the error within T·‖|A||B|‖_F, the note naming tol; tol without
+ *    moduli=auto, and tol out of 0..1 or NaN, refused naming tol. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,8 +43,9 @@ static struct opnds gen(const char *name, double param, enum mpb_target t, int64
     return o;
 }
 
-/* C (malloc'd) from scheme `name` with `moduli` (NAN: auto) and `mode`. */
-static void *run(const char *name, const struct opnds *o, double moduli, int mode, struct mpb_scheme_info *info)
+/* C (malloc'd) from scheme `name` with `moduli` (NAN: auto), `mode` and `tol`. */
+static void *run_tol(const char *name, const struct opnds *o, double moduli, int mode, double tol,
+                     struct mpb_scheme_info *info)
 {
     const struct mpb_scheme *s = mpb_scheme_find(name);
     double params[MPB_MAX_PARAMS];
@@ -48,12 +53,18 @@ static void *run(const char *name, const struct opnds *o, double moduli, int mod
     if (s->family && strcmp(s->family, "ozaki2") == 0) {
         params[MPB_OZ2_MODULI] = moduli;
         params[MPB_OZ2_MODE] = mode;
+        params[MPB_OZ2_TOL] = tol;
     }
     void *c = malloc(mpb_target_size(o->t) * (size_t)(o->m * o->n) + 8);
     struct mpb_gemm g = {.m = o->m, .n = o->n, .k = o->k, .target = o->t, .a = o->a, .b = o->b, .c = c};
     *info = (struct mpb_scheme_info){.slices = -1, .fallback = -1};
     CHECK(s->run_host(&g, params, info) == MPB_STATUS_OK, "%s: %s", name, info->note);
     return c;
+}
+
+static void *run(const char *name, const struct opnds *o, double moduli, int mode, struct mpb_scheme_info *info)
+{
+    return run_tol(name, o, moduli, mode, 0, info);
 }
 
 /* ‖Ĉ − C‖_F, ‖C‖_F and ‖|A||B|‖_F against the exact C. */
@@ -99,7 +110,7 @@ static void check_rigour(const char *gname, double param, enum mpb_target t, int
     struct opnds o = gen(gname, param, t, m, n, k, 7);
     struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = t, .a = o.a, .b = o.b};
     struct mpb_oz2_auto c;
-    CHECK(mpb_oz2_auto_host(&g, mode == MPB_OZ2_ACCURATE, &c), "auto_host");
+    CHECK(mpb_oz2_auto_host(&g, mode == MPB_OZ2_ACCURATE, 0, &c), "auto_host");
     struct mpb_scheme_info ia, in;
     void *ca = run(scheme_of(t), &o, NAN, mode, &ia), *cn = run(scheme_of(t), &o, c.moduli, mode, &in);
     char what[160];
@@ -151,13 +162,99 @@ static int chosen(const char *gname, double param, enum mpb_target t, int64_t m,
 {
     struct opnds o = gen(gname, param, t, m, n, k, seed);
     struct mpb_gemm g = {.m = m, .n = n, .k = k, .target = t, .a = o.a, .b = o.b};
-    CHECK(mpb_oz2_auto_host(&g, false, c), "auto_host");
+    CHECK(mpb_oz2_auto_host(&g, false, 0, c), "auto_host");
     free(o.a), free(o.b);
     return c->moduli;
 }
 
+/* tol=T on uniform 64³: fewer moduli than native's target, bitwise
+ * moduli=N, the note naming tol, the error within the bound and so within
+ * T·‖|A||B|‖_F (plus the final rounding). */
+static void check_tol_run(enum mpb_target t, int mode, double tol)
+{
+    struct opnds o = gen("uniform", NAN, t, 64, 64, 64, 7);
+    struct mpb_gemm g = {.m = 64, .n = 64, .k = 64, .target = t, .a = o.a, .b = o.b};
+    struct mpb_oz2_auto native, c;
+    bool accurate = mode == MPB_OZ2_ACCURATE;
+    CHECK(mpb_oz2_auto_host(&g, accurate, 0, &native) && mpb_oz2_auto_host(&g, accurate, tol, &c), "auto_host");
+    char what[96], want[48];
+    snprintf(what, sizeof what, "%s %s tol=%g", scheme_of(t), accurate ? "accurate" : "fast", tol);
+    CHECK(c.met && c.user && c.target == tol && c.moduli < native.moduli,
+          "%s: %d moduli (met %d), native's target %d", what, c.moduli, c.met, native.moduli);
+    struct mpb_scheme_info ia, in;
+    void *ca = run_tol(scheme_of(t), &o, NAN, mode, tol, &ia);
+    void *cn = run(scheme_of(t), &o, c.moduli, mode, &in);
+    struct norms x = norms(&o, ca);
+    CHECK(memcmp(ca, cn, mpb_target_size(t) * 64 * 64) == 0 && ia.slices == c.moduli,
+          "%s is not moduli=%d (slices %d)", what, c.moduli, ia.slices);
+    snprintf(want, sizeof want, " <= tol %.2g (", tol);
+    CHECK(strstr(ia.note, want) != NULL, "%s: note [%s]", what, ia.note);
+    double rounding = unit(t) * x.c * 1.001;
+    CHECK(c.bound <= tol && x.err <= c.bound * x.absab + rounding && x.err <= tol * x.absab + rounding,
+          "%s, %d moduli: error %.3g, bound %.3g, ||(|A||B|)||_F %.3g", what, c.moduli, x.err, c.bound, x.absab);
+    printf("uniform 64^3 %s: %d moduli (error %.3g relative to ||(|A||B|)||_F), native's target %d\n", what,
+           c.moduli, x.err / x.absab, native.moduli);
+    free(ca), free(cn), free(o.a), free(o.b);
+}
+
+/* tol=: check_tol_run, the counts monotone in tol, the least bound's count
+ * where none meets it, and the refusals. */
+static void check_tol(void)
+{
+    check_tol_run(MPB_TARGET_FP64, MPB_OZ2_FAST, 1e-8);
+    check_tol_run(MPB_TARGET_FP64, MPB_OZ2_ACCURATE, 1e-8);
+    check_tol_run(MPB_TARGET_FP32, MPB_OZ2_FAST, 1e-4);
+    struct opnds o = gen("uniform", NAN, MPB_TARGET_FP64, 64, 64, 64, 7);
+    struct mpb_gemm g = {.m = 64, .n = 64, .k = 64, .target = MPB_TARGET_FP64, .a = o.a, .b = o.b};
+    struct mpb_oz2_auto c;
+    static const double tols[] = {1e-2, 1e-5, 1e-8, 1e-11, 1e-14, 1e-17, 1e-30};
+    int last = 0;
+    for (size_t i = 0; i < sizeof tols / sizeof tols[0]; i++) {
+        CHECK(mpb_oz2_auto_host(&g, false, tols[i], &c), "auto_host");
+        CHECK(c.moduli >= last, "tol=%g takes %d moduli, a larger tol %d", tols[i], c.moduli, last);
+        CHECK(c.met == (c.bound <= tols[i]), "tol=%g: met %d, bound %.3g", tols[i], c.met, c.bound);
+        last = c.moduli;
+    }
+    /* 1e-30 is beyond any count: the least bound's, and the note says > tol */
+    char note[256];
+    mpb_oz2_auto_note(&c, note, sizeof note);
+    CHECK(!c.met && c.moduli == MPB_OZ2_MAX_MODULI && strstr(note, "the least error bound") &&
+              strstr(note, "> tol 1e-30"),
+          "tol=1e-30: met %d, %d moduli, note [%s]", c.met, c.moduli, note);
+
+    /* refused: tol with a fixed count, tol negative, NaN, infinite */
+    const struct mpb_scheme *s = mpb_scheme_find("ozaki2_int8");
+    double params[MPB_MAX_PARAMS];
+    char why[256];
+    static const double bad[][2] = {{15, 1e-8}, {NAN, -1}, {NAN, NAN}, {NAN, INFINITY}};
+    static const char *const needle[] = {"tol=1e-08 needs moduli=auto (moduli=15", "tol=-1:", "tol=nan:", "tol=inf:"};
+    for (int i = 0; i < 4; i++) {
+        mpb_param_defaults(s->params, s->n_params, params);
+        params[MPB_OZ2_MODULI] = bad[i][0];
+        params[MPB_OZ2_TOL] = bad[i][1];
+        why[0] = '\0';
+        CHECK(!s->check(params, &g, NULL, why, sizeof why) && strstr(why, needle[i]),
+              "moduli=%g tol=%g: check says [%s]", bad[i][0], bad[i][1], why);
+        struct mpb_scheme_info ib = {0};
+        double *cb = malloc(sizeof(double) * 64 * 64);
+        g.c = cb;
+        CHECK(s->run_host(&g, params, &ib) == MPB_STATUS_NOT_SUPPORTED && strstr(ib.note, needle[i]),
+              "moduli=%g tol=%g: the host model says [%s]", bad[i][0], bad[i][1], ib.note);
+        free(cb);
+    }
+    int p = mpb_param_find(s->params, s->n_params, "tol");
+    double v;
+    CHECK(p == MPB_OZ2_TOL && mpb_param_parse(&s->params[p], "1e-8", &v, why, sizeof why) && v == 1e-8 &&
+              !mpb_param_parse(&s->params[p], "-1", &v, why, sizeof why) &&
+              !mpb_param_parse(&s->params[p], "nan", &v, why, sizeof why) &&
+              !mpb_param_parse(&s->params[p], "inf", &v, why, sizeof why),
+          "tol's parameter spec");
+    free(o.a), free(o.b);
+}
+
 int main(void)
 {
+    check_tol();
     static const struct {
         const char *name;
         double param;
