@@ -9,8 +9,9 @@
  *                op(A) = T, the fast INT8 layout);
  *        gemm    one cublasGemmEx per call of the plan (FP16→FP32 or
  *                INT8→INT32, both exact, ozaki1_arith.h); int8 gemm=engine:
- *                the plan's calls (one slice pair each) in batches of
- *                consecutive calls of one k, TC_I8_MAX_GEMMS at most, one
+ *                the plan's calls (pairs concatenated along k as for
+ *                cuBLAS) in batches of consecutive calls of one k,
+ *                TC_I8_MAX_GEMMS at most, one
  *                launch of the engine's INT8 GEMM each (kernels/tc/tc_i8.h,
  *                INT32 C);
  *        accum   one pass over all call outputs per chunk of calls (one chunk
@@ -340,9 +341,9 @@ static bool make_chunks(struct ozaki1_state *s, int room)
     return true;
 }
 
-/* gemm=engine: per chunk, runs of consecutive calls of one length (every
- * call one pair: its k is len), TC_I8_MAX_GEMMS at most, one plan each,
- * call c into buffer c − c0. None when a dimension is 0. */
+/* gemm=engine: per chunk, runs of consecutive calls of one k
+ * (mpb_ozaki1_call_k), TC_I8_MAX_GEMMS at most, one plan each, call c into
+ * buffer c − c0. None when a dimension is 0. */
 static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct ozaki1_state *s, const struct mpb_gemm *g)
 {
     const struct mpb_ozaki1_plan *p = &s->plan;
@@ -358,10 +359,11 @@ static enum mpb_status plan_engine(struct mpb_cuda_env *env, struct ozaki1_state
             struct tc_i8_args a = {};
             a.m = g->m;
             a.n = g->n;
-            a.k = p->calls[c].len;
+            a.k = mpb_ozaki1_call_k(p, &p->calls[c]);
             a.ld = ld;
             a.ldc = s->ldc;
-            for (; c < s->chunks[ci].c1 && p->calls[c].len == a.k && a.n_gemms < TC_I8_MAX_GEMMS; c++) {
+            for (; c < s->chunks[ci].c1 && mpb_ozaki1_call_k(p, &p->calls[c]) == a.k && a.n_gemms < TC_I8_MAX_GEMMS;
+                 c++) {
                 const struct mpb_ozaki1_call *x = &p->calls[c];
                 struct tc_i8_gemm *e = &a.gemms[a.n_gemms++];
                 e->a = (const int8_t *)s->da + (size_t)((x->p_lo - 1) * p->kpad + x->l0);
@@ -486,7 +488,7 @@ static enum mpb_status gemm_call(struct mpb_cuda_env *env, struct ozaki1_state *
     const struct mpb_ozaki1_plan *p = &s->plan;
     bool int8 = s->format == MPB_OZAKI1_INT8;
     size_t dsize = int8 ? 1 : 2;
-    int64_t kk = c->npairs > 1 ? c->npairs * p->kpad : c->len;
+    int64_t kk = mpb_ozaki1_call_k(p, c);
     const char *a = (const char *)s->da + dsize * (size_t)((c->p_lo - 1) * p->kpad + c->l0);
     const char *b = (const char *)s->db + dsize * (size_t)((p->sb - c->q_hi) * p->kpad + c->l0);
     int m = (int)g->m, n = (int)g->n, lda = (int)(p->sa * p->kpad), ldb = (int)(p->sb * p->kpad);

@@ -33,8 +33,8 @@ enum mpb_ozaki1_fp16_mode { MPB_OZ16_DP = 0, MPB_OZ16_CR, MPB_OZ16_FIXED };
 enum mpb_ozaki1_int8_param { MPB_OZ8_SLICES = 0, MPB_OZ8_FAST, MPB_OZ8_ACCUM, MPB_OZ8_GEMM, MPB_OZ8_N_PARAMS };
 enum mpb_ozaki1_int8_accum { MPB_OZ8_ACC_FP64 = 0, MPB_OZ8_ACC_EXACT };
 /* gemm: one cublasGemmEx per call of the plan, or the engine's INT8 GEMM
- * (kernels/tc/tc_i8.h, sm_90a), which takes one k per launch: then every
- * call is one slice pair (no concatenation), 24 a launch. */
+ * (kernels/tc/tc_i8.h, sm_90a): the same calls, consecutive calls of one k
+ * (mpb_ozaki1_call_k) batched 24 a launch. */
 enum mpb_ozaki1_int8_gemm { MPB_OZ8_GEMM_CALLS = 0, MPB_OZ8_GEMM_ENGINE };
 
 extern const struct mpb_param_spec mpb_ozaki1_fp16_params[], mpb_ozaki1_int8_params[];
@@ -60,7 +60,6 @@ struct mpb_ozaki1_plan {
     int beta;                /* bits per digit */
     int sa, sb;              /* digits of A's rows, of B's columns */
     int fast;                /* triangular p + q ≤ max(sa, sb) + 1 */
-    int engine;              /* int8 gemm=engine: one pair per call, never concatenated */
     int wmax;                /* largest weight used */
     enum mpb_ozaki1_acc acc;
     int64_t k, kpad;         /* kpad: k rounded up to 16, the slice stride */
@@ -79,6 +78,10 @@ bool mpb_ozaki1_plan_make(struct mpb_ozaki1_plan *plan, int format, enum mpb_tar
                           const double *params, int64_t m, int64_t n, int64_t k,
                           const struct mpb_ozaki1_vec_stats *sta,
                           const struct mpb_ozaki1_vec_stats *stb);
+/* The k of a call's GEMM: its pairs' k-ranges side by side (npairs
+ * digit rows of kpad values each), or its own block of one pair. */
+int64_t mpb_ozaki1_call_k(const struct mpb_ozaki1_plan *plan, const struct mpb_ozaki1_call *call);
+
 void mpb_ozaki1_plan_free(struct mpb_ozaki1_plan *plan);
 /* "beta=7 sa=8 sb=8 gemms=36 calls=8 acc=per_weight" */
 void mpb_ozaki1_plan_describe(const struct mpb_ozaki1_plan *plan, char *buf, size_t len);

@@ -39,8 +39,8 @@ const struct mpb_param_spec mpb_ozaki1_int8_params[] = {
                                "exactly first (one INT8 GEMM per weight, pairs concatenated along k)"},
     [MPB_OZ8_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls", .choices = int8_gemms,
                       .help = "INT8 GEMMs: calls = one cublasGemmEx per GEMM of the plan; engine = "
-                              "one product per slice pair (not concatenated), 24 a launch of "
-                              "mpbench's INT8 engine (sm_90a)"},
+                              "the same GEMMs, those of one k 24 a launch of mpbench's INT8 engine "
+                              "(sm_90a)"},
 };
 
 bool mpb_ozaki1_needs_stats(int format, const double *params)
@@ -129,13 +129,13 @@ static int64_t pair_max(const struct mpb_ozaki1_plan *plan, int p, int q, int64_
 }
 
 /* The calls of weight w: INT8 exact concatenates consecutive pairs while
- * their sum stays below 2^31 (not for the engine, whose launch takes one
- * k); a pair over the limit alone is blocked along k; otherwise one call
- * per pair. Every split gives the same exact int64 sum per weight. */
+ * their sum stays below 2^31; a pair over the limit alone is blocked along
+ * k; otherwise one call per pair. Every split gives the same exact int64
+ * sum per weight. */
 static bool plan_weight(struct mpb_ozaki1_plan *plan, int *cap, int w, int p_lo, int p_hi)
 {
     const int64_t limit = INT64_C(2147483647);
-    bool concat = plan->format == MPB_OZAKI1_INT8 && plan->acc == MPB_OZAKI1_ACC_PER_WEIGHT && !plan->engine;
+    bool concat = plan->format == MPB_OZAKI1_INT8 && plan->acc == MPB_OZAKI1_ACC_PER_WEIGHT;
     int first = plan->ncalls;
     for (int p = p_lo; p <= p_hi;) {
         int64_t total = pair_max(plan, p, w - p, plan->k);
@@ -161,6 +161,11 @@ static bool plan_weight(struct mpb_ozaki1_plan *plan, int *cap, int w, int p_lo,
     return true;
 }
 
+int64_t mpb_ozaki1_call_k(const struct mpb_ozaki1_plan *plan, const struct mpb_ozaki1_call *call)
+{
+    return call->npairs > 1 ? call->npairs * plan->kpad : call->len;
+}
+
 bool mpb_ozaki1_plan_make(struct mpb_ozaki1_plan *plan, int format, enum mpb_target target,
                           const double *params, int64_t m, int64_t n, int64_t k,
                           const struct mpb_ozaki1_vec_stats *sta,
@@ -176,7 +181,6 @@ bool mpb_ozaki1_plan_make(struct mpb_ozaki1_plan *plan, int format, enum mpb_tar
         plan->fast = params[MPB_OZ8_FAST] != 0;
         plan->acc = params[MPB_OZ8_ACCUM] == MPB_OZ8_ACC_EXACT ? MPB_OZAKI1_ACC_PER_WEIGHT
                                                               : MPB_OZAKI1_ACC_PER_CALL;
-        plan->engine = params[MPB_OZ8_GEMM] == MPB_OZ8_GEMM_ENGINE;
     } else {
         int cap = (int)params[MPB_OZ16_SLICES];
         int mode = (int)params[MPB_OZ16_MODE];

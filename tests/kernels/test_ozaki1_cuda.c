@@ -1,10 +1,10 @@
 /* GPU suite for ozaki1_int8 (kernels/ozaki1/ozaki1.cu) through setup,
  * mpb_cuda_time (timed calls and the instrumented call), report and
  * teardown: with gemm=calls and, on an sm_90a GPU, gemm=engine (the
- * engine's INT8 GEMM, one slice pair per product, INT32 C), the output is
+ * engine's INT8 GEMM on the same concatenated calls, INT32 C), the output is
  * bitwise the host model's (so each other's) on awkward shapes (1, 7, 33,
  * 127, non-square, k not a multiple of 128), with accum=exact and fp64,
- * fast=1 and 0, 3 to 20 slices (up to 210 products: 9 launches), a NaN
+ * fast=1 and 0, 3 to 20 slices (up to 210 pairs in 20 concatenated products), a NaN
  * row of A and an Inf column of B, and at k = 270000, where the pairs of
  * the leading digits are blocked along k (calls of three lengths); the
  * engine's settings name its launches. Exits 77 without a device. */
@@ -52,8 +52,7 @@ static void check_case(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k
     double *h0 = malloc(bytes_c + 1);
     for (int gemm = MPB_OZ8_GEMM_CALLS; gemm <= (engine ? MPB_OZ8_GEMM_ENGINE : MPB_OZ8_GEMM_CALLS); gemm++) {
         params[MPB_OZ8_GEMM] = gemm;
-        /* the host model plans as the GPU does (engine: one pair per call),
-         * and both plans give the same bits */
+        /* the host model plans as the GPU does, and both give the same bits */
         struct mpb_scheme_info hi = {.slices = -1, .fallback = -1};
         struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP64, .a = a, .b = b, .c = h};
         CHECK(mpb_ozaki1_int8_host(&hg, params, &hi) == MPB_STATUS_OK, "host model: %s", hi.note);
@@ -92,10 +91,10 @@ int main(void)
     const struct mpb_device_info *dev = mpb_cuda_device(env);
     const bool engine = dev->cc_major == 9 && dev->cc_minor == 0;
     static const struct variant variants[] = {
-        {8, 1, MPB_OZ8_ACC_EXACT}, /* the defaults: 36 products, 2 launches */
-        {8, 0, MPB_OZ8_ACC_EXACT}, /* 64: 3 */
+        {8, 1, MPB_OZ8_ACC_EXACT}, /* the defaults: 36 pairs in 8 concatenated products */
+        {8, 0, MPB_OZ8_ACC_EXACT}, /* 64 pairs: 15 */
         {3, 1, MPB_OZ8_ACC_FP64},
-        {20, 1, MPB_OZ8_ACC_EXACT}, /* 210: 9 */
+        {20, 1, MPB_OZ8_ACC_EXACT}, /* 210 pairs: 20 */
     };
     static const int64_t small[][3] = {{1, 1, 1}, {7, 7, 7}, {33, 33, 33}, {1, 40, 77}, {40, 1, 200}};
     for (size_t i = 0; i < sizeof small / sizeof small[0]; i++)
