@@ -269,7 +269,9 @@ void mpb_summary_print(const struct mpb_summary *s, FILE *f)
             print_cell(f, cells[c], width[c], numeric(c), c == COL_STATUS);
         }
     }
-    const char *legend[] = {any_fallback ? "*: fell back to native GEMM (fallback=1)" : NULL,
+    const char *legend[] = {any_fallback ? "*: fallback=1, all or part of the product computed another way than "
+                                           "the emulation"
+                                         : NULL,
                             any_wrong ? "!: err_fro >= 1, no correct digit" : NULL,
                             shown[COL_NATIVE] ? "× native: the target's native GEMM's ms / this ms" : NULL};
     const char *sep = "";
