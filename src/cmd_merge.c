@@ -29,8 +29,9 @@ static const char merge_help_text[] =
 "part's run records. The sweep is the command the meta.json files record (the\n"
 "same in every run of every part, apart from --shard, --csv, --resume and\n"
 "--progress), expanded again by this mpbench: each row's case_id must be one\n"
-"of its cases. OUT is written only when everything checks (through OUT.csv.tmp,\n"
-"renamed); an existing OUT is replaced.\n"
+"of its cases, or the row one written before its scheme gained parameters that\n"
+"the case has at their defaults (kept as written). OUT is written only when\n"
+"everything checks (through OUT.csv.tmp, renamed); an existing OUT is replaced.\n"
 "\n"
 "Refused, naming the file and what differs: a part a run is still writing;\n"
 "parts of another command, backend, shard count, CSV schema_version or build\n"
@@ -366,6 +367,18 @@ static const struct mpb_case *find_case(const struct merge *mg, const char *id)
     return hit ? *hit : NULL;
 }
 
+/* The case a row written before its scheme gained parameters stands for:
+ * its params plus parameters at their defaults (mpb_row_is_case_before_added,
+ * as run --resume and mpbench gate take such rows), else NULL. */
+static const struct mpb_case *case_before_added(const struct merge *mg, char **fields)
+{
+    for (int i = 0; i < mg->n_cases; i++)
+        if (!strcmp(fields[MPB_COL_scheme], mg->cases[i].scheme->name) &&
+            mpb_row_is_case_before_added(fields, &mg->cases[i]))
+            return &mg->cases[i];
+    return NULL;
+}
+
 /* One data row of part p: the row of its case, or the same result again. */
 static int take_row(struct merge *mg, int p, int line, char **fields)
 {
@@ -378,14 +391,15 @@ static int take_row(struct merge *mg, int p, int line, char **fields)
         return MPB_EXIT_USAGE;
     }
     const struct mpb_case *c = find_case(mg, fields[MPB_COL_case_id]);
-    if (!c || strcmp(c->text, fields[MPB_COL_case])) {
+    const bool older = !c || strcmp(c->text, fields[MPB_COL_case]);
+    if (older && !(c = case_before_added(mg, fields))) {
         mpb_cli_error("merge", "%s:%d: case_id '%s' (case '%s') is not a case of the sweep its meta.json records, "
                       "as this mpbench (%s) expands it", pt->path, line, fields[MPB_COL_case_id],
                       fields[MPB_COL_case], mpb_git_sha);
         return MPB_EXIT_USAGE;
     }
     char why[512];
-    if (!mpb_row_cells_check(fields, why, sizeof why) || !mpb_row_is_case(fields, c, why, sizeof why)) {
+    if (!mpb_row_cells_check(fields, why, sizeof why) || (!older && !mpb_row_is_case(fields, c, why, sizeof why))) {
         mpb_cli_error("merge", "%s:%d: %s", pt->path, line, why);
         return MPB_EXIT_USAGE;
     }
