@@ -8,7 +8,7 @@
  *  - NaN/±Inf (kernels/ozaki1/README.md): NaN where the row of A or column
  *    of B holds one, the other entries unaffected, every scheme and mode;
  *  - subnormal inputs: cr still correctly rounded where they decide C_ij;
- *  - int8 gemm=engine: one pair per call, all of k covered, bitwise
+ *  - int8 gemm=engine: the calls plan's GEMMs (pairs concatenated), bitwise
  *    gemm=calls; check() refuses it off sm_90a. */
 #include <math.h>
 #include <stdio.h>
