@@ -6,7 +6,8 @@
 # above 10k) while 4M meets it, and both meet the modulus bound (grade A);
 # a real scheme with smallim is not_supported; --resume keeps the rows, a
 # sharded sweep merges into the unsharded one, gate passes the run against
-# itself; --ref dd refuses complex cases by name. Usage: test_complex.sh MPBENCH
+# itself; --ref dd gives --ref mpfr's errors, grades and per-part rho.
+# Usage: test_complex.sh MPBENCH
 MPB=${1:?usage: test_complex.sh MPBENCH}
 . "$(dirname "$0")/test_lib.sh"
 
@@ -68,9 +69,24 @@ cmp -s full.res out.res || fail "merged case_ids and out_hash differ from the un
 # gate: the run against itself passes.
 "$MPB" gate --baseline full.csv --candidate full.csv >gate.out 2>&1 || { fail "gate exited $?"; cat gate.out; }
 
-# --ref dd has no complex path yet: an error row that says so.
-"$MPB" run -s zgemm -g randn --size 8 --backend host --ref dd --csv dd.csv >/dev/null 2>&1
-grep -q 'no complex path yet' dd.csv || fail "--ref dd on zgemm: no row naming the missing complex path"
+# --ref dd on complex products (each part two real dd products over 2k,
+# reference/ref_dd_complex.h): the same errors, grades and per-part rho as
+# --ref mpfr to within the dd's error, and its check against MPFR passes.
+for r in dd mpfr; do
+    "$MPB" run -s zgemm -s cgemm -s zgemm3m -g phi -a phi=0.5,2 --size 33 --backend host --ref $r \
+        --progress never --csv ref-$r.csv >/dev/null 2>&1 || fail "--ref $r on complex schemes exited $?"
+done
+/usr/bin/python3 - ref-dd.csv ref-mpfr.csv <<'PY' || fail "--ref dd and --ref mpfr disagree on complex cases"
+import csv, sys
+dd, mp = (list(csv.DictReader(open(f))) for f in sys.argv[1:])
+assert len(dd) == len(mp) == 6, (len(dd), len(mp))
+for x, y in zip(dd, mp):
+    assert x["status"] == y["status"] == "ok" and x["ref"] == "dd" and x["grade"] == y["grade"], (x["case"], x["note"])
+    assert float(x["ref_check"]) < 1e-10, (x["case"], x["ref_check"])
+    for col in ("err_fro_rel", "err_max_rel", "rho_a_max", "rho_a_re_max", "rho_a_im_max"):
+        a, b = float(x[col]), float(y[col])
+        assert abs(a - b) <= 1e-12 * abs(b), (x["case"], col, a, b)
+PY
 
 [ "$fails" = 0 ] && echo "test_complex: all checks passed"
 [ "$fails" = 0 ]

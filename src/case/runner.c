@@ -49,15 +49,17 @@ static size_t ref_entries(const struct mpb_case *c)
 }
 
 /* Host bytes of the reference that follows a run (src/case/accuracy.c):
- * the entries and their values; per MPFR thread one row and column and
- * their exact products (ref_mpfr.c's ref_work: 112 bytes per term); with
- * --ref dd every entry's three outputs and value, and on the host backend
- * A transposed (ref_dd_host.c). */
+ * the entries and their values (one per part); per MPFR thread one row and
+ * column and their exact products (ref_mpfr.c's ref_work: 112 bytes per
+ * term); with --ref dd every entry's three outputs and values, a complex
+ * product's two real problems (ref_dd_complex.h: A twice, B once), and on
+ * the host backend A transposed (ref_dd_host.c). */
 static size_t ref_host_bytes(const struct mpb_runner *r, const struct mpb_case *c)
 {
     if (!r->keep_data)
         return 0;
-    size_t per_entry = sizeof(struct mpb_ref_entry) + sizeof(struct mpb_ref_value);
+    const size_t parts = (size_t)mpb_field_parts(c->scheme->field);
+    size_t per_entry = sizeof(struct mpb_ref_entry) + parts * sizeof(struct mpb_ref_value);
     size_t entries = ref_entries(c);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     size_t threads = cpus < 1 ? 1 : (size_t)cpus;
@@ -68,8 +70,12 @@ static size_t ref_host_bytes(const struct mpb_runner *r, const struct mpb_case *
         return bytes;
     size_t mn = mpb_size_matrix(c->m, c->n, 1);
     bytes = mpb_size_add(bytes, mpb_size_mul(mn, per_entry + 3 * sizeof(double)));
+    if (parts == 2) {
+        size_t es = mpb_elem_size(c->scheme->target, c->scheme->field);
+        bytes = mpb_size_add(bytes, mpb_size_add(mpb_size_matrix(c->m, c->k, 2 * es), mpb_size_matrix(c->k, c->n, es)));
+    }
     if (r->impl == MPB_IMPL_HOST)
-        bytes = mpb_size_add(bytes, mpb_size_matrix(c->m, c->k, sizeof(double)));
+        bytes = mpb_size_add(bytes, mpb_size_matrix(c->m, c->k, parts * sizeof(double)));
     return bytes;
 }
 
