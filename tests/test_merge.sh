@@ -211,35 +211,14 @@ for i in 0 1; do
     # shellcheck disable=SC2086
     "$MPB" run $osweep --shard $i/2 --csv oz$i.csv >/dev/null 2>&1 || fail "ozaki2 shard $i exited $?"
 done
-# unadd SRC DST FROM TO: SRC's ozaki2_int8 rows with FROM replaced by TO in
-# params (and in the case, its -a form), case_id the FNV-1a-64 of that case.
-unadd() {
-    /usr/bin/python3 - "$1" "$2" "$3" "$4" <<'PY'
-import csv, sys
-src, dst, old, new = sys.argv[1:]
-rows = list(csv.reader(open(src, newline="")))
-h = rows[0]
-for r in rows[1:]:
-    if r[h.index("scheme")] == "ozaki2_int8":
-        r[h.index("params")] = r[h.index("params")].replace(old, new)
-        case = r[h.index("case")].replace(old.replace(" ", " -a "), new.replace(" ", " -a "))
-        r[h.index("case")] = case
-        x = 0xcbf29ce484222325
-        for c in case.encode():
-            x = ((x ^ c) * 0x100000001b3) % 2**64
-        r[h.index("case_id")] = "%016x" % x
-csv.writer(open(dst, "w", newline=""), lineterminator="\n").writerows(rows)
-PY
-    cp "$1.meta.json" "$2.meta.json"
-}
-unadd oz0.csv old0.csv " tol=0" ""
-unadd oz1.csv old1.csv " tol=0" ""
+rewrite_params oz0.csv old0.csv ozaki2_int8 " tol=0" ""
+rewrite_params oz1.csv old1.csv ozaki2_int8 " tol=0" ""
 grep -q "tol" old0.csv old1.csv && fail "the older parts still name tol"
 expect 0 "old.csv: 3 rows of 3 cases from 2 parts of 2 shards" -- merge old.csv old1.csv old0.csv
 tail -n +2 old.csv | sort >old.rows
 cat old0.csv old1.csv | grep -v '^schema_version' | sort >oldparts.rows
 cmp -s old.rows oldparts.rows || fail "the older parts' rows were not merged as written"
-unadd oz0.csv other0.csv "moduli=15" "moduli=14"
+rewrite_params oz0.csv other0.csv ozaki2_int8 "moduli=15" "moduli=14"
 expect 2 "other0.csv:" -- merge other.csv other0.csv oz1.csv
 [ -e other.csv ] && fail "a refused merge wrote other.csv"
 

@@ -86,27 +86,8 @@ cp good.csv.meta.json short.csv.meta.json
 osweep="-s ozaki2_int8 -a moduli=auto,15 -s dgemm -g uniform --size 8 --backend host --progress never"
 # shellcheck disable=SC2086
 "$MPB" run $osweep --csv oz.csv >/dev/null 2>&1 || fail "the ozaki2 sweep exited $?"
-# As the older mpbench wrote it: no tol in params and case, case_id the FNV-1a-64 of that case.
-unadd() {
-    python3 - "$1" "$2" "$3" <<'PY'
-import csv, sys
-src, dst, extra = sys.argv[1:]
-rows = list(csv.reader(open(src, newline="")))
-h = rows[0]
-for r in rows[1:]:
-    if r[h.index("scheme")] == "ozaki2_int8":
-        r[h.index("params")] = r[h.index("params")].replace(" tol=0", extra)
-        case = r[h.index("case")].replace(" -a tol=0", extra.replace(" ", " -a "))
-        r[h.index("case")] = case
-        x = 0xcbf29ce484222325
-        for c in case.encode():
-            x = ((x ^ c) * 0x100000001b3) % 2**64
-        r[h.index("case_id")] = "%016x" % x
-csv.writer(open(dst, "w", newline=""), lineterminator="\n").writerows(rows)
-PY
-    cp oz.csv.meta.json "$2.meta.json"
-}
-unadd oz.csv old.csv ""
+# As the older mpbench wrote it: no tol in params and case.
+rewrite_params oz.csv old.csv ozaki2_int8 " tol=0" ""
 grep -q "tol" old.csv && fail "old.csv still names tol"
 cp old.csv old.orig
 # shellcheck disable=SC2086
@@ -120,7 +101,7 @@ cmp -s old.csv old.orig || fail "the older file's resume changed its rows"
 grep -q "3 cases already in old.csv were skipped" err || fail "the older file's resume with tol=1e-8: $(cat err)"
 [ "$(wc -l <old.csv)" = 6 ] || fail "--resume with tol=1e-8 added $(($(wc -l <old.csv) - 4)) rows, expected 2"
 # a parameter not at its default is not an added one
-unadd oz.csv notdef.csv " tol=1e-9"
+rewrite_params oz.csv notdef.csv ozaki2_int8 " tol=0" " tol=1e-9"
 # shellcheck disable=SC2086
 refused notdef.csv "is not a case of this command" $osweep
 
