@@ -287,9 +287,10 @@ constexpr unsigned pair_code(const char *s, int q = 0)
 /* A planes: one past the largest A plane a pair reads. */
 __host__ __device__ constexpr int planes_a(unsigned pairs, int np)
 {
-    return np ? (pair_a(pairs, np - 1) + 1 > planes_a(pairs, np - 1) ? pair_a(pairs, np - 1) + 1
-                                                                     : planes_a(pairs, np - 1))
-              : 0;
+    int planes = 0;
+    for (int q = 0; q < np; q++)
+        planes = pair_a(pairs, q) + 1 > planes ? pair_a(pairs, q) + 1 : planes;
+    return planes;
 }
 
 /* The MMAs of level L for scale group g of the stage at `st`: its pairs
