@@ -39,7 +39,10 @@
 extern "C" {
 #endif
 
-extern const struct mpb_scheme_cuda mpb_cublas_fp64emu_cuda, mpb_cublas_bf16x9_cuda;
+/* cublas_zfp64emu: cublas_fp64emu's parameters, check and report on
+ * complex FP64 (CUDA_C_64F); its setup returns MPB_STATUS_NOT_SUPPORTED
+ * when cuBLAS refuses the compute type for complex data. */
+extern const struct mpb_scheme_cuda mpb_cublas_fp64emu_cuda, mpb_cublas_zfp64emu_cuda, mpb_cublas_bf16x9_cuda;
 
 /* cublas_fp64emu's parameters, in this order (values as mpb_param holds
  * them: a choice is its index). */

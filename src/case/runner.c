@@ -351,7 +351,13 @@ static void run_cuda(const struct mpb_runner *r, const struct mpb_case *c, struc
     g.a = a;
     g.b = b;
     g.c = out;
-    if (ops->setup(env, &g, c->sp, &state) != MPB_STATUS_OK) {
+    enum mpb_status setup = ops->setup(env, &g, c->sp, &state);
+    if (setup == MPB_STATUS_NOT_SUPPORTED) {
+        res->status = MPB_STATUS_NOT_SUPPORTED;
+        snprintf(res->note, sizeof res->note, "%s", mpb_cuda_last_error(env));
+        goto done;
+    }
+    if (setup != MPB_STATUS_OK) {
         cuda_failure(r, res, "scheme setup");
         goto done;
     }

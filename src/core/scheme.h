@@ -33,7 +33,9 @@ struct mpb_scheme_info {
  * need (workspaces included); run() only enqueues work on env's stream and
  * marks phases on `clock` when it is not NULL; report() reads back what the
  * calls did; teardown() frees. Each returns MPB_STATUS_OK or a failure with
- * a message left in env (see cuda_env.h). */
+ * a message left in env (see cuda_env.h); setup() may return
+ * MPB_STATUS_NOT_SUPPORTED, its reason left the same way, when only the
+ * library can tell (it refused the case), leaving nothing allocated. */
 struct mpb_scheme_cuda {
     enum mpb_status (*setup)(struct mpb_cuda_env *env, const struct mpb_gemm *g,
                              const double *params, void **state);

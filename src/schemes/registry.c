@@ -6,12 +6,15 @@
 #include <string.h>
 
 #include "adp/adp.h"
+#include "adp/adp_complex.h"
 #include "cublas_emu/cublas_emu.h"
 #include "cublasmp/cublasmp.h"
 #include "fp32split/fp32split.h"
+#include "fp32split/fp32split_complex.h"
 #include "mixpert/mixpert.h"
 #include "native/native.h"
 #include "ozaki1/ozaki1.h"
+#include "ozaki1/ozaki1_complex.h"
 #include "ozaki2/ozaki2.h"
 #include "ozaki2/ozaki2_complex.h"
 #include "quantensor/quantensor.h"
@@ -94,6 +97,16 @@ static const struct mpb_scheme cublas_fp64emu = {
             "slices = mantissa bits retained",
     .params = mpb_cublas_fp64emu_params, .n_params = MPB_CUBLAS_FP64EMU_N_PARAMS,
     .check = mpb_cublas_fp64emu_check, .cuda = &mpb_cublas_fp64emu_cuda, .bound = mpb_dgemm_bound,
+};
+
+static const struct mpb_scheme cublas_zfp64emu = {
+    .name = "cublas_zfp64emu", .family = "cublas_emu", .target = MPB_TARGET_FP64, .field = MPB_FIELD_COMPLEX,
+    .version = 1,
+    .help = "cuBLAS FP64 fixed-point emulation on complex FP64 (cublasGemmEx, CUDA_C_64F, "
+            "CUBLAS_COMPUTE_64F_EMULATED_FIXEDPOINT); not_supported, with cuBLAS's status, where cuBLAS "
+            "refuses it; slices = mantissa bits retained",
+    .params = mpb_cublas_fp64emu_params, .n_params = MPB_CUBLAS_FP64EMU_N_PARAMS,
+    .check = mpb_cublas_fp64emu_check, .cuda = &mpb_cublas_zfp64emu_cuda, .bound = mpb_zgemm_bound,
 };
 
 static const struct mpb_scheme cublas_bf16x9 = {
@@ -293,12 +306,57 @@ static const struct mpb_scheme quantensor_int8 = {
     .state_reusable = true,
 };
 
+/* Complex schemes made of real ones (kernels/common/complex_embed.h): the
+ * real scheme once on [Ar −Ai; Ai Ar]·[Br; Bi], 4M, its parameters, its
+ * host model on the same embedding (so its host/device promise), the
+ * bound √2·f(2k). */
+static const struct mpb_scheme ozaki1_int8_z = {
+    .name = "ozaki1_int8_z", .family = "ozaki1", .target = MPB_TARGET_FP64, .field = MPB_FIELD_COMPLEX,
+    .version = 1,
+    .help = "ozaki1_int8 for complex FP64 (ZGEMM), 4M: one ozaki1_int8 product of the real embedding "
+            "[Ar -Ai; Ai Ar]*[Br; Bi] (2m x n x 2k), one scale per complex row/column",
+    .params = mpb_ozaki1_int8_params, .n_params = MPB_OZ8_N_PARAMS,
+    .check = mpb_ozaki1_int8_z_check, .cuda = &mpb_ozaki1_int8_z_cuda,
+    .run_host = mpb_ozaki1_int8_z_host, .bound = mpb_ozaki1_int8_z_bound,
+    .bitwise_host_device = true, .workspace_bytes = mpb_ozaki1_int8_z_workspace,
+};
+
+static const struct mpb_scheme adp_z = {
+    .name = "adp_z", .family = "adp", .target = MPB_TARGET_FP64, .field = MPB_FIELD_COMPLEX, .version = 1,
+    .help = "adp for complex FP64 (ZGEMM), 4M: one adp product of the real embedding "
+            "[Ar -Ai; Ai Ar]*[Br; Bi] (2m x n x 2k); its fallback is DGEMM on that embedding",
+    .params = mpb_adp_params, .n_params = MPB_ADP_N_PARAMS,
+    .check = mpb_adp_z_check, .cuda = &mpb_adp_z_cuda, .run_host = mpb_adp_z_host,
+    .bound = mpb_adp_z_bound, .workspace_bytes = mpb_adp_z_workspace,
+};
+
+static const struct mpb_scheme tf32x3_c = {
+    .name = "tf32x3_c", .family = "fp32split", .target = MPB_TARGET_FP32, .field = MPB_FIELD_COMPLEX,
+    .version = 1,
+    .help = "tf32x3 for complex FP32 (CGEMM), 4M: one tf32x3 product of the real embedding "
+            "[Ar -Ai; Ai Ar]*[Br; Bi] (2m x n x 2k)",
+    .params = mpb_tf32x3_params, .n_params = MPB_TF32X3_N_PARAMS, .check = mpb_tf32x3_c_check,
+    .cuda = &mpb_tf32x3_c_cuda, .run_host = mpb_tf32x3_c_host, .bound = mpb_tf32x3_c_bound,
+    .bitwise_host_device = true, .workspace_bytes = mpb_tf32x3_c_workspace,
+};
+
+static const struct mpb_scheme ape_bf16x3_c = {
+    .name = "ape_bf16x3_c", .family = "fp32split", .target = MPB_TARGET_FP32, .field = MPB_FIELD_COMPLEX,
+    .version = 1,
+    .help = "ape_bf16x3 for complex FP32 (CGEMM), 4M: one ape_bf16x3 product of the real embedding "
+            "[Ar -Ai; Ai Ar]*[Br; Bi] (2m x n x 2k)",
+    .params = mpb_ape_bf16x3_params, .n_params = MPB_APE_BF16X3_N_PARAMS, .check = mpb_ape_bf16x3_c_check,
+    .cuda = &mpb_ape_bf16x3_c_cuda, .run_host = mpb_ape_bf16x3_c_host, .bound = mpb_ape_bf16x3_c_bound,
+    .bitwise_host_device = true, .workspace_bytes = mpb_ape_bf16x3_c_workspace,
+};
+
 const struct mpb_scheme *const mpb_schemes[] = {
-    &dgemm, &sgemm, &tf32, &fp16, &bf16, &zgemm, &cgemm, &zgemm3m, &cgemm3m, &cublas_fp64emu, &cublas_bf16x9,
-    &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8,
+    &dgemm, &sgemm, &tf32, &fp16, &bf16, &zgemm, &cgemm, &zgemm3m, &cgemm3m, &cublas_fp64emu, &cublas_zfp64emu,
+    &cublas_bf16x9,
+    &ozaki1_fp16, &ozaki1_fp16_sp, &ozaki1_int8, &ozaki1_int8_z,
     &ozaki2_int8, &ozaki2_int8_sp, &ozaki2_int8_z, &ozaki2_int8_c,
-    &adp,
-    &egemm, &markidis, &refine_fp16, &tf32x3, &ape_bf16x3,
+    &adp, &adp_z,
+    &egemm, &markidis, &refine_fp16, &tf32x3, &ape_bf16x3, &tf32x3_c, &ape_bf16x3_c,
     &mixpert, &quantensor_int8,
     &mp_dgemm, &mp_fp64emu,
 };
