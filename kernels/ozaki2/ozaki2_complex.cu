@@ -9,15 +9,19 @@
  *          residue planes of every modulus (real part, imaginary part and,
  *          for Karatsuba, their sum modulo m_t) in one pass over A and one
  *          over B;
+ *   then, tile by tile of mpb_oz2c_product_cols columns of C (so that the
+ *   INT32 products take 4·G·N bytes per entry of a tile, not of C):
  *   gemm   N·G INT8→INT32 GEMMs (G = 3 Karatsuba, 4 4m): one cublasGemmEx
- *          per product, modulus and tile (gemm=calls), or one strided-batched
- *          call over the N moduli per product and tile (gemm=batched);
+ *          per product, modulus and GEMM tile (gemm=calls), or one
+ *          strided-batched call over the N moduli per product and GEMM tile
+ *          (gemm=batched);
  *   accum  one kernel: per entry and modulus the G sums combined into the
  *          residues of Re and Im (mpb_oz2c_combine), the CRT of both, the
- *          unscaling, C written once.
+ *          unscaling, the tile of C written once.
  * Layout ("TN", as ozaki2.cu): residue plane t·P + q of A is m rows of kp
  * int8 (k padded with zeros to a multiple of 32), of B n columns of kp;
- * product g of modulus t is INT32 plane t·G + g, m×n column-major.
+ * product g of modulus t is INT32 plane t·G + g, m×nt column-major for a
+ * tile of nt columns.
  * k above MPB_OZ2_MAX_K is split as ozaki2.cu splits it: the products of
  * chunk 0 write the N·G planes, those of every later chunk N·G more, which
  * one kernel folds into the first modulo 2·m_t (mpb_crt_fold: the bits of
@@ -37,12 +41,14 @@ struct oz2c_state {
     int planes, products;           /* P residue planes per operand and modulus, G products per modulus */
     bool accurate, batched;
     int64_t kp, mblock, nblock;
+    int64_t ptile;                  /* columns of C per product tile (mpb_oz2c_product_cols) */
     int64_t chunks, chunk_len;      /* the split of kp: chunk c at c·chunk_len (mpb_oz2_chunk_most) */
     struct mpb_oz2_crt tab;
     int8_t *ra, *rb;                /* N·P residue planes (plane 0: accurate mode's digits first) */
-    int32_t *c32;                   /* N·G INT32 products (plane 0: accurate mode's U first; with
-                                       chunks > 1 planes 0–1 its 64-bit sums), then with chunks > 1
-                                       N·G more for the later chunks' products */
+    int32_t *c32;                   /* N·G INT32 products of one tile, then with chunks > 1 N·G
+                                       more for the later chunks' products; first accurate mode's U
+                                       over all of C (with chunks > 1: its 64-bit sums, then a
+                                       chunk's INT32 U) */
     unsigned long long *stats;      /* one block: the six per-row/column statistics below */
     unsigned long long *amax, *bmax; /* |max| over both parts, as abs bits */
     unsigned long long *asq, *bsq;  /* fast: integer sums of squares over both parts */
@@ -391,7 +397,7 @@ static enum mpb_status oz2c_split(struct mpb_cuda_env *env, struct oz2c_state *s
             MPB_LAUNCH_CHECK(env);
             oz2c_split_b<T, true><<<b_grid, tile_block, 0, st>>>(b, k, n, kp, s->bmax, s->nu, 1, false, s->rb);
             MPB_LAUNCH_CHECK(env);
-            int32_t *later = s->c32 + (size_t)(s->n_moduli * s->products) * (size_t)(m * n);
+            int32_t *later = s->c32 + 2 * (size_t)(m * n); /* after U's 64-bit sums */
             unsigned long long *u64 = (unsigned long long *)s->c32;
             for (int64_t c = 0; c < s->chunks; c++) {
                 enum mpb_status gs = gemm_int8(env, s, m, n, s->ra, s->rb, s->chunks > 1 ? later : s->c32,
@@ -427,12 +433,13 @@ static enum mpb_status oz2c_split(struct mpb_cuda_env *env, struct oz2c_state *s
     return MPB_STATUS_OK;
 }
 
-/* Step 3: product g of every modulus, one batch over the N moduli (plane
- * strides P·m·kp, P·n·kp, G·m·n), per chunk of k, later chunks folded into
- * the first; k = 0: every sum is 0. */
-static enum mpb_status oz2c_products(struct mpb_cuda_env *env, const struct oz2c_state *s, int64_t m, int64_t n)
+/* Step 3 for columns j0 … j0+nt−1 of C: product g of every modulus, one
+ * batch over the N moduli (plane strides P·m·kp, P·n·kp, G·m·nt), per
+ * chunk of k, later chunks folded into the first; k = 0: every sum is 0. */
+static enum mpb_status oz2c_products(struct mpb_cuda_env *env, const struct oz2c_state *s, int64_t m, int64_t n,
+                                     int64_t j0, int64_t nt)
 {
-    size_t mn = (size_t)(m * n);
+    size_t mn = (size_t)(m * nt);
     if (s->kp == 0) {
         MPB_CUDA_TRY(env, cudaMemsetAsync(s->c32, 0, sizeof *s->c32 * mn * (size_t)(s->n_moduli * s->products),
                                           mpb_stream(env)));
@@ -441,11 +448,12 @@ static enum mpb_status oz2c_products(struct mpb_cuda_env *env, const struct oz2c
     long long pa = (long long)(m * s->kp), pb = (long long)(n * s->kp);
     int planes = s->n_moduli * s->products;
     int32_t *later = s->c32 + (size_t)planes * mn;
+    const int8_t *rb = s->rb + j0 * s->kp;
     for (int64_t c = 0; c < s->chunks; c++) {
         int32_t *out = c == 0 ? s->c32 : later;
         for (int g = 0; g < s->products; g++) {
-            enum mpb_status st = gemm_int8(env, s, m, n, s->ra + mpb_oz2c_plane_a(s->form, g) * pa,
-                                           s->rb + mpb_oz2c_plane_b(s->form, g) * pb, out + (size_t)g * mn,
+            enum mpb_status st = gemm_int8(env, s, m, nt, s->ra + mpb_oz2c_plane_a(s->form, g) * pa,
+                                           rb + mpb_oz2c_plane_b(s->form, g) * pb, out + (size_t)g * mn,
                                            s->planes * pa, s->planes * pb, (long long)(s->products * mn),
                                            s->n_moduli, c);
             if (st != MPB_STATUS_OK)
@@ -460,11 +468,14 @@ static enum mpb_status oz2c_products(struct mpb_cuda_env *env, const struct oz2c
     return MPB_STATUS_OK;
 }
 
+/* Step 4 for columns j0 … j0+nt−1 of C from the tile's products. */
 template <typename T>
-static enum mpb_status oz2c_accumulate(struct mpb_cuda_env *env, const struct oz2c_state *s, const struct mpb_gemm *g)
+static enum mpb_status oz2c_accumulate(struct mpb_cuda_env *env, const struct oz2c_state *s, const struct mpb_gemm *g,
+                                       int64_t j0, int64_t nt)
 {
-    dim3 grid(blocks_for(g->m, threads), grid_y(g->n));
-    oz2c_accum<T><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, g->n, s->tab, s->form, s->mu, s->nu, (T *)g->c);
+    dim3 grid(blocks_for(g->m, threads), grid_y(nt));
+    oz2c_accum<T><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, nt, s->tab, s->form, s->mu, s->nu + j0,
+                                                         (T *)g->c + 2 * j0 * g->m);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
 }
@@ -480,12 +491,15 @@ static enum mpb_status oz2c_run(struct mpb_cuda_env *env, void *state, const str
     if (st != MPB_STATUS_OK)
         return st;
     mpb_phase_mark(clock, MPB_PHASE_SPLIT);
-    st = oz2c_products(env, s, g->m, g->n);
-    if (st != MPB_STATUS_OK)
-        return st;
-    mpb_phase_mark(clock, MPB_PHASE_GEMM);
-    st = f64 ? oz2c_accumulate<double>(env, s, g) : oz2c_accumulate<float>(env, s, g);
-    mpb_phase_mark(clock, MPB_PHASE_ACCUM);
+    for (int64_t j0 = 0; j0 < g->n && st == MPB_STATUS_OK; j0 += s->ptile) {
+        int64_t nt = g->n - j0 < s->ptile ? g->n - j0 : s->ptile;
+        st = oz2c_products(env, s, g->m, g->n, j0, nt);
+        if (st != MPB_STATUS_OK)
+            return st;
+        mpb_phase_mark(clock, MPB_PHASE_GEMM);
+        st = f64 ? oz2c_accumulate<double>(env, s, g, j0, nt) : oz2c_accumulate<float>(env, s, g, j0, nt);
+        mpb_phase_mark(clock, MPB_PHASE_ACCUM);
+    }
     return st;
 }
 
@@ -507,13 +521,14 @@ static enum mpb_status alloc_all(struct mpb_cuda_env *env, struct oz2c_state *s,
     size_t planes = (size_t)(s->n_moduli * s->planes), products = (size_t)(s->n_moduli * s->products);
     if (s->chunks > 1)
         products *= 2;
+    size_t c32 = products * m * (size_t)s->ptile, u = (s->chunks > 1 ? 3 : 1) * m * n;
     struct {
         void **p;
         size_t bytes;
     } want[] = {
         {(void **)&s->ra, planes * m * kp},
         {(void **)&s->rb, planes * n * kp},
-        {(void **)&s->c32, products * m * n * sizeof(int32_t)},
+        {(void **)&s->c32, (c32 > u ? c32 : u) * sizeof(int32_t)},
         {(void **)&s->stats, 6 * (m + n) * sizeof *s->stats},
         {(void **)&s->mu, m * sizeof *s->mu},
         {(void **)&s->nu, n * sizeof *s->nu},
@@ -563,6 +578,7 @@ static enum mpb_status oz2c_setup(struct mpb_cuda_env *env, const struct mpb_gem
     s->chunk_len = mpb_crt_chunk_len(s->kp, most, 32);
     s->mblock = mpb_oz2_block_rows(params, g->m);
     s->nblock = mpb_oz2_block_cols(params, g->n);
+    s->ptile = mpb_oz2c_product_cols(params, g->n);
     if (s->mblock < 1)
         s->mblock = 1;
     if (s->nblock < 1)
@@ -589,11 +605,12 @@ static enum mpb_status oz2c_report(struct mpb_cuda_env *env, void *state, struct
     info->slices = s->n_moduli;
     info->fallback = 0;
     int used = snprintf(info->settings, sizeof info->settings,
-                        "moduli=%d mode=%s form=%s budget_bits=%d int8_gemms=%d gemm=%s mblock=%lld nblock=%lld",
+                        "moduli=%d mode=%s form=%s budget_bits=%d int8_gemms=%d gemm=%s mblock=%lld nblock=%lld "
+                        "product_cols=%lld",
                         s->n_moduli, s->accurate ? "accurate" : "fast",
                         s->form == MPB_OZ2C_KARATSUBA ? "karatsuba" : "conventional", s->tab.budget,
                         s->n_moduli * s->products + (s->accurate ? 1 : 0), s->batched ? "batched" : "calls",
-                        (long long)s->mblock, (long long)s->nblock);
+                        (long long)s->mblock, (long long)s->nblock, (long long)s->ptile);
     if (s->chunks > 1 && used > 0 && (size_t)used < sizeof info->settings)
         snprintf(info->settings + used, sizeof info->settings - (size_t)used, " kchunks=%lld kchunk=%lld",
                  (long long)s->chunks, (long long)s->chunk_len);

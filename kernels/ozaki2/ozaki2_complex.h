@@ -30,6 +30,13 @@ bool mpb_oz2c_check(const double *params, const struct mpb_gemm *g, const struct
 double mpb_ozaki2_z_bound(const double *params, int64_t k);
 double mpb_ozaki2_c_bound(const double *params, int64_t k);
 
+/* Columns of C whose INT32 products the GPU holds at once: the INT8
+ * GEMMs and the CRT pass go tile by tile, so the products take
+ * 4·G·N bytes per entry of a tile, not of C. A multiple of the GEMM tile
+ * (mpb_oz2_block_cols), at least 4096 columns and at most 48 tiles (each
+ * tile marks two phases). */
+int64_t mpb_oz2c_product_cols(const double *params, int64_t n);
+
 /* Bytes beyond A, B and C: of the host model (on_device false) or of
  * setup (true). */
 size_t mpb_ozaki2_complex_workspace(const double *params, const struct mpb_gemm *g, bool on_device);

@@ -58,14 +58,28 @@ bool mpb_oz2c_check(const double *params, const struct mpb_gemm *g, const struct
     return mpb_cublas_int_dims(&padded, "cublasGemmStridedBatchedEx", why, why_len);
 }
 
+int64_t mpb_oz2c_product_cols(const double *params, int64_t n)
+{
+    if (n <= 0)
+        return 0;
+    int64_t nb = mpb_oz2_block_cols(params, n), want = n / 48 + 1;
+    if (want < 4096)
+        want = 4096;
+    int64_t cols = (want + nb - 1) / nb * nb;
+    return cols < n ? cols : n;
+}
+
 /* Mirrors the allocations of ozaki2_complex_host.c (per row/column the
  * maximum, the scaling statistic and the scale; N·P residue planes of k,
- * accurate mode's digits; N·G INT32 products) and ozaki2_complex.cu's
- * alloc_all (six statistics and the scale per row/column; N·P residue
- * planes of the padded k; N·G INT32 products, and N·G more for the later
- * chunks' products when k is split; accurate mode reuses plane 0 of both). P = 3 (karatsuba) or 2 (4m) residue planes, G = 3 or 4 products
- * per modulus: per entry of A or B, P·N bytes of residues; per entry of C,
- * 4·G·N bytes of products (15 moduli, karatsuba: 45 and 180 bytes). */
+ * accurate mode's digits; N·G INT32 products of all of C) and
+ * ozaki2_complex.cu's alloc_all (six statistics and the scale per
+ * row/column; N·P residue planes of the padded k; N·G INT32 products of
+ * one tile of mpb_oz2c_product_cols columns, and N·G more for the later
+ * chunks' products when k is split; at least accurate mode's U over all of
+ * C, 4 bytes an entry, 12 when k is split). P = 3 (karatsuba) or 2 (4m)
+ * residue planes, G = 3 or 4 products per modulus: per entry of A or B,
+ * P·N bytes of residues; per entry of a product tile, 4·G·N bytes (15
+ * moduli, karatsuba: 45 and 180 bytes). */
 size_t mpb_ozaki2_complex_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
 {
     size_t nm = (size_t)params[MPB_OZ2_MODULI];
@@ -78,9 +92,13 @@ size_t mpb_ozaki2_complex_workspace(const double *params, const struct mpb_gemm 
     bytes = mpb_size_add(bytes, mpb_size_mul(planes, mpb_size_matrix(vecs, k, 1)));
     if (!on_device && params[MPB_OZ2_MODE] == MPB_OZ2_ACCURATE)
         bytes = mpb_size_add(bytes, mpb_size_matrix(vecs, k, 1));
-    if (on_device && g->k > MPB_OZ2_MAX_K)
-        products *= 2;
-    return mpb_size_add(bytes, mpb_size_mul(products, mpb_size_matrix(g->m, g->n, sizeof(int32_t))));
+    if (!on_device)
+        return mpb_size_add(bytes, mpb_size_mul(products, mpb_size_matrix(g->m, g->n, sizeof(int32_t))));
+    bool split = g->k > MPB_OZ2_MAX_K;
+    size_t tile = mpb_size_mul(products * (split ? 2 : 1),
+                               mpb_size_matrix(g->m, mpb_oz2c_product_cols(params, g->n), sizeof(int32_t)));
+    size_t u = mpb_size_mul(split ? 3 : 1, mpb_size_matrix(g->m, g->n, sizeof(int32_t)));
+    return mpb_size_add(bytes, tile > u ? tile : u);
 }
 
 /* The bound, row/column-wise with the complex modulus, as the real

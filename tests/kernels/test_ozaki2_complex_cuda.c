@@ -5,8 +5,11 @@
  * conventional), both modes, gemm=calls and batched, on awkward shapes
  * (k = 0 and k = 1 included), k split into 2 and 3 chunks above the
  * INT32 limit (settings name the split), in output tiles smaller than the matrix
- * (mblock, nblock), and with a NaN imaginary part in a row of A and an Inf
- * real part in a column of B. Exits 77 without a device. */
+ * (mblock, nblock), in product tiles (n above 4096: the products and the
+ * CRT pass column tile by column tile, settings naming product_cols; k = 0
+ * too), and with a NaN imaginary
+ * part in a row of A and an Inf real part in a column of B. Exits 77
+ * without a device. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +99,9 @@ static void check_case(struct mpb_cuda_env *env, int64_t m, int64_t n, int64_t k
               (long long)k, gi.slices, hi.slices);
         CHECK((strstr(gi.settings, "kchunks=") != NULL) == (k > MPB_OZ2_MAX_K), "%lldx%lldx%lld: settings [%s]",
               (long long)m, (long long)n, (long long)k, gi.settings);
+        CHECK(n <= 4096 || v->nblock || strstr(gi.settings, "product_cols=4096"),
+              "%lldx%lldx%lld: settings [%s], want product_cols=4096", (long long)m, (long long)n, (long long)k,
+              gi.settings);
         printf("%5lld %5lld %5lld %s%s  [%s]\n", (long long)m, (long long)n, (long long)k,
                v->fp32 ? "c" : "z", v->special ? " NaN/Inf" : "", gi.settings);
     }
@@ -123,6 +129,11 @@ int main(void)
     for (int w = 0; w < 4; w++) {
         struct variant v = {.fp32 = w & 1, .batched = (w >> 1) & 1, .form = w & 1, .mblock = 32, .nblock = 20};
         check_case(env, 65, 47, 200, &v);
+    }
+    /* product tiles: 4096 + 4096 + 9 columns (nblock auto), and k split */
+    for (int w = 0; w < 8; w++) {
+        struct variant v = {.fp32 = w & 1, .accurate = (w >> 1) & 1, .form = (w >> 2) & 1, .special = w == 0};
+        check_case(env, 5, 8201, w < 4 ? 33 : 0, &v);
     }
     mpb_cuda_close(env);
     return check_report("test_ozaki2_complex_cuda");
