@@ -4,7 +4,8 @@
 # and a complex scheme graded together give one verdict row each, the real
 # one with empty per-part columns; the table shows rhoRe/2k and rhoIm/2k
 # only when a configuration is complex; the complex battery has smallim
-# (16 cases per shape and seed), the real one not (15).
+# (16 cases per shape and seed), the real one not (15); adp_z eager earns A
+# in each part and ozaki1_int8_z B by Test 2, as their real schemes.
 # Usage: test_grade_complex_cli.sh path/to/mpbench
 set -u
 mpb=$1
@@ -43,6 +44,24 @@ grep -q "^  B: rho_Im/2k = [0-9.e+]* on smallim span=40 at 3[23]x3[23]x3[23] see
 grep -q "^  A: all 30 graded cases are within A's bound (rho_A/k <= 10, and rho_Re/2k, rho_Im/2k <= 10 in each part)" \
     "$tmp/out" || fail "no sentence for zgemm's A"
 grep -q '^  worst rho_Im: mpbench run -s zgemm3m -g smallim ' "$tmp/out" || fail "no worst rho_Im line"
+
+# The complex schemes made of real ones keep their real scheme's class:
+# adp_z eager A in each part (the exact emulation of ADP's guarantee),
+# ozaki1_int8_z fixed-point, B decided by Test 2.
+"$mpb" grade -s adp_z -a decision=eager -s ozaki1_int8_z --backend host --quick --progress never \
+    --csv "$tmp/e.csv" >"$tmp/e.out" 2>&1 || fail "grade adp_z, ozaki1_int8_z: exit $?"
+/usr/bin/python3 - "$tmp/e.csv" <<'PY' || fail "embedded schemes' verdicts"
+import csv, sys
+rows = {r['scheme']: r for r in csv.DictReader(open(sys.argv[1]))}
+a, o = rows['adp_z'], rows['ozaki1_int8_z']
+bad = []
+if a['grade'] != 'A' or not float(a['rho_re_over_2k']) <= 10 or not float(a['rho_im_over_2k']) <= 10:
+    bad.append('adp_z: %s re %s im %s' % (a['grade'], a['rho_re_over_2k'], a['rho_im_over_2k']))
+if o['grade'] != 'B' or ' -g test2' not in o['rho_a_case']:
+    bad.append('ozaki1_int8_z: %s at %s' % (o['grade'], o['rho_a_case']))
+print('\n'.join(bad))
+sys.exit(1 if bad else 0)
+PY
 
 # A real table keeps its columns.
 "$mpb" grade -s dgemm --backend host --quick --progress never >"$tmp/r.out" 2>&1 || fail "grade dgemm: exit $?"
