@@ -307,9 +307,12 @@ static __global__ void oz2c_scales(int64_t m, int64_t n, bool accurate, int budg
 
 /* Step 3's combination and step 4: C from the N·G INT32 products in one
  * pass, a thread per entry of a column; the digits of both parts added in
- * modulus order, as the host model's mpb_oz2c_entry. Streaming loads: read
- * once. */
-template <typename T>
+ * modulus order, as the host model's mpb_oz2c_entry. All N·G loads of an
+ * entry are issued first (one memory latency per entry instead of N·G, as
+ * ozaki2.cu's oz2_accum; at 8192 the pass took 15.6 ms with a load before
+ * each modulus' CRT step); streaming loads: read once. G (3 Karatsuba, 4
+ * 4m) is a template argument so the loads unroll. */
+template <typename T, int G>
 static __global__ void __launch_bounds__(256) oz2c_accum(const int32_t *c32, int64_t m, int64_t n,
                                                         const struct mpb_oz2_crt tab, int form, const int *mu,
                                                         const int *nu, T *c)
@@ -317,20 +320,24 @@ static __global__ void __launch_bounds__(256) oz2c_accum(const int32_t *c32, int
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= m)
         return;
-    const int g = mpb_oz2c_products(form);
     const size_t mn = (size_t)(m * n);
     int imu = mu[i];
     for (int64_t j = blockIdx.y; j < n; j += gridDim.y) {
         size_t p = (size_t)(i + j * m);
+        int32_t cv[MPB_OZ2_MAX_MODULI][G];
+#pragma unroll
+        for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++)
+            if (t < tab.n)
+#pragma unroll
+                for (int g = 0; g < G; g++)
+                    cv[t][g] = __ldcs(c32 + (size_t)(t * G + g) * mn + p);
         struct mpb_oz2_crt_sum sr = {0, 0}, si = {0, 0};
 #pragma unroll
         for (int t = 0; t < MPB_OZ2_MAX_MODULI; t++) {
             if (t >= tab.n)
                 break;
-            const int32_t *q = c32 + (size_t)(t * g) * mn + p;
             int32_t re, im;
-            mpb_oz2c_combine(form, t, __ldcs(q), __ldcs(q + mn), __ldcs(q + 2 * mn), g == 4 ? __ldcs(q + 3 * mn) : 0,
-                             &re, &im);
+            mpb_oz2c_combine(form, t, cv[t][0], cv[t][1], cv[t][2], G == 4 ? cv[t][G - 1] : 0, &re, &im);
             mpb_oz2_crt_add(&sr, re, t, &tab);
             mpb_oz2_crt_add(&si, im, t, &tab);
         }
@@ -474,8 +481,12 @@ static enum mpb_status oz2c_accumulate(struct mpb_cuda_env *env, const struct oz
                                        int64_t j0, int64_t nt)
 {
     dim3 grid(blocks_for(g->m, threads), grid_y(nt));
-    oz2c_accum<T><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, nt, s->tab, s->form, s->mu, s->nu + j0,
-                                                         (T *)g->c + 2 * j0 * g->m);
+    if (s->products == 3)
+        oz2c_accum<T, 3><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, nt, s->tab, s->form, s->mu, s->nu + j0,
+                                                                (T *)g->c + 2 * j0 * g->m);
+    else
+        oz2c_accum<T, 4><<<grid, threads, 0, mpb_stream(env)>>>(s->c32, g->m, nt, s->tab, s->form, s->mu, s->nu + j0,
+                                                                (T *)g->c + 2 * j0 * g->m);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
 }
