@@ -6,7 +6,8 @@
 # above 10k) while 4M meets it, and both meet the modulus bound (grade A);
 # a real scheme with smallim is not_supported; --resume keeps the rows, a
 # sharded sweep merges into the unsharded one, gate passes the run against
-# itself; --ref dd gives --ref mpfr's errors, grades and per-part rho.
+# itself; --ref dd gives --ref mpfr's errors, grades and per-part rho; the
+# complex schemes made of real ones run and grade like the others.
 # Usage: test_complex.sh MPBENCH
 MPB=${1:?usage: test_complex.sh MPBENCH}
 . "$(dirname "$0")/test_lib.sh"
@@ -86,6 +87,24 @@ for x, y in zip(dd, mp):
     for col in ("err_fro_rel", "err_max_rel", "rho_a_max", "rho_a_re_max", "rho_a_im_max"):
         a, b = float(x[col]), float(y[col])
         assert abs(a - b) <= 1e-12 * abs(b), (x["case"], col, a, b)
+PY
+
+# The complex schemes made of real ones (kernels/common/complex_embed.h) and
+# cuBLAS's complex emulation through run: every row complex with its
+# per-part columns, the embedded ones ok and graded; cublas_zfp64emu
+# not_supported on the host, named.
+"$MPB" run -s ozaki1_int8_z,adp_z,tf32x3_c,ape_bf16x3_c,cublas_zfp64emu -g randn,smallim --size 33 \
+    --backend host --progress never --csv embed.csv >/dev/null 2>&1
+/usr/bin/python3 - embed.csv <<'PY' || fail "the complex schemes made of real ones through run"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert len(rows) == 10, len(rows)
+for r in rows:
+    assert r["field"] == "complex", (r["scheme"], r["field"])
+    if r["scheme"] == "cublas_zfp64emu":
+        assert r["status"] == "not_supported" and "no host model" in r["note"], (r["status"], r["note"])
+        continue
+    assert r["status"] == "ok" and r["grade"] in ("A", "B") and r["rho_a_im_max"], (r["case"], r["status"], r["grade"])
 PY
 
 [ "$fails" = 0 ] && echo "test_complex: all checks passed"
