@@ -3,7 +3,8 @@
 # SIGINT, Ctrl-C, takes the same path but a shell's background job ignores
 # it): the case in progress finishes, every row written stays, the sidecar
 # says interrupted with its finish time, the exit status is 128 + 15, and
-# --resume runs the rest.
+# --resume runs the rest; a second SIGTERM within a second (`timeout`
+# signals the process and its group) is the same request.
 # Usage: test_stop.sh MPBENCH
 set -u
 MPB=${1:?usage: test_stop.sh MPBENCH}
@@ -42,6 +43,26 @@ grep -q '"finished_utc": "20' stop.csv.meta.json || fail "the sidecar has no fin
 cut -d, -f3 full.csv | sort >ids-full
 cut -d, -f3 stop.csv | sort >ids-stop
 cmp -s ids-full ids-stop || fail "the stopped and resumed sweep has other case_ids than the uninterrupted one"
+
+# `timeout` signals the process and then its process group: a second
+# SIGTERM within a second of the first is the same request, the sweep
+# still stops after the case in progress (with the handler reset after the
+# first, the second killed it, losing the case and the sidecar's finish).
+# The case after the first row takes seconds (600³ on the host), so both
+# signals arrive while it runs.
+"$MPB" run -s ozaki2_int8 -g phi -a phi=0.5 --size 32,600,64 --backend host --ref none --progress never \
+    --csv twice.csv >twice.out 2>twice.err &
+pid=$!
+wait_rows twice.csv 1
+kill -TERM $pid
+sleep 0.3
+kill -TERM $pid 2>/dev/null
+wait $pid
+rc=$?
+[ $rc -eq 143 ] || fail "two SIGTERMs 0.3 s apart: exit $rc, expected 143 ($(cat twice.err))"
+grep -q 'stopped by SIGTERM; [0-9]* cases were not run' twice.err || fail "two SIGTERMs: no stop message: $(cat twice.err)"
+grep -q '"interrupted": true' twice.csv.meta.json || fail "two SIGTERMs: the sidecar does not say interrupted"
+[ "$(rows twice.csv)" -eq 2 ] || fail "two SIGTERMs: $(rows twice.csv) rows, expected 2 (the case in progress finished)"
 
 [ "$fails" = 0 ] && echo "ok: test_stop"
 exit $((fails != 0))

@@ -2,8 +2,10 @@
  * batch schedulers send): a sweep finishes the case it is running, keeps
  * every row written, records the run as interrupted in its sidecar and
  * exits 128 + the signal's number, as a shell reports a process killed by
- * it. A second signal stops at once (the handler is reset after the first),
- * losing only the case in progress: the CSV is written row by row. A
+ * it. A second signal more than a second after the first stops at once,
+ * losing only the case in progress: the CSV is written row by row; one
+ * within a second is the same request (`timeout` signals the process and
+ * then its process group, and two threads may take the two at once). A
  * signal ignored when mpbench started (a shell's background job's SIGINT)
  * stays ignored. */
 #ifndef MPB_STOP_H
