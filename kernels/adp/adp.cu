@@ -1147,6 +1147,7 @@ static enum mpb_status adp_setup(struct mpb_cuda_env *env, const struct mpb_gemm
         return mpb_cuda_fail(env, "out of host memory for the scheme state", __FILE__, __LINE__);
     s->g = g;
     s->cfg = mpb_adp_config(params, g);
+    s->cfg.gemm_engine = mpb_adp_gemm_engine_used(params, g, mpb_cuda_device(env));
     s->by_shape = adp_native_by_shape(&s->cfg);
     s->host_decision = (struct adp_decision){0, 0, 0, 0, 1, ADP_NATIVE_SHAPE, 0};
     enum mpb_status r = handle_create(env, s);

@@ -44,8 +44,9 @@ enum mpb_adp_decision { MPB_ADP_AUTO = 0, MPB_ADP_EAGER };
 enum mpb_adp_engine { MPB_ADP_ENGINE_CRT = 0, MPB_ADP_ENGINE_SLICES };
 /* The CRT engine's INT8 products: one cublasGemmEx per modulus, or all N in
  * one launch of the tensor-core engine's INT8 GEMM (kernels/tc/tc_i8.h,
- * INT32 C; sm_90a, k ≤ ADP_MAX_TERMS). The slice engine's stay cuBLAS calls. */
-enum mpb_adp_gemm { MPB_ADP_GEMM_CALLS = 0, MPB_ADP_GEMM_ENGINE };
+ * INT32 C; sm_90a, k ≤ ADP_MAX_TERMS), or auto (common/int8_gemm_auto.h).
+ * The slice engine's stay cuBLAS calls. */
+enum mpb_adp_gemm { MPB_ADP_GEMM_CALLS = 0, MPB_ADP_GEMM_ENGINE, MPB_ADP_GEMM_AUTO };
 
 extern const struct mpb_param_spec mpb_adp_params[];
 extern const struct mpb_scheme_cuda mpb_adp_cuda;
@@ -75,6 +76,12 @@ struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
  * as are engine=slices with gemm=engine and a GPU other than sm_90a. */
 bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len);
+
+/* Whether the CRT products of a case run on the engine: gemm=engine, or
+ * gemm=auto where the shape wants the engine and it can run the case on dev
+ * (never without a device). */
+bool mpb_adp_gemm_engine_used(const double *params, const struct mpb_gemm *g,
+                              const struct mpb_device_info *dev);
 
 /* The most CRT moduli any decision of this config can pick (0 when
  * engine=slices). */

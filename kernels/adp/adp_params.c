@@ -7,13 +7,14 @@
 #include <string.h>
 
 #include "common/cublas_util.h"
+#include "common/int8_gemm_auto.h"
 #include "mpb_size.h"
 #include "tc/tc_engine.h"
 
 static const char *const fallback_choices[] = {"on", "off", NULL};
 static const char *const decision_choices[] = {"auto", "eager", NULL};
 static const char *const engine_choices[] = {"crt", "slices", NULL};
-static const char *const gemm_choices[] = {"calls", "engine", NULL};
+static const char *const gemm_choices[] = {"calls", "engine", "auto", NULL};
 
 const struct mpb_param_spec mpb_adp_params[] = {
     [MPB_ADP_MAX_BITS] = {.name = "max_bits", .kind = MPB_PARAM_INT, .def = "200", .lo = 7,
@@ -44,10 +45,11 @@ const struct mpb_param_spec mpb_adp_params[] = {
                         .help = "crt: one INT8 GEMM per CRT modulus (N <= 25, 2*bits + log2 k "
                                 "within their product), the slices above; slices: Ozaki-I "
                                 "digits, s(s+1)/2 slice products"},
-    [MPB_ADP_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls", .choices = gemm_choices,
+    [MPB_ADP_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "auto", .choices = gemm_choices,
                       .help = "the CRT engine's INT8 GEMMs: calls = one cublasGemmEx per modulus; "
                               "engine = all moduli in one launch of mpbench's INT8 engine (sm_90a, "
-                              "engine=crt, k <= 131071)"},
+                              "engine=crt, k <= 131071); auto = engine up to m*n*k = 8192^3 where "
+                              "it runs, else calls (settings say which)"},
 };
 
 /* Slices the GPU state holds: enough for the most bits any decision picks. */
@@ -66,7 +68,7 @@ struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
         .auto_mode = params[MPB_ADP_DECISION] == MPB_ADP_AUTO,
         .block = (int)params[MPB_ADP_BLOCK],
         .crt = params[MPB_ADP_ENGINE] == MPB_ADP_ENGINE_CRT,
-        .gemm_engine = params[MPB_ADP_GEMM] == MPB_ADP_GEMM_ENGINE,
+        .gemm_engine = params[MPB_ADP_GEMM] == MPB_ADP_GEMM_ENGINE, /* auto: setup decides (the device) */
         .slices_unfit = !adp_slices_fit(slices_max(params), g->k),
         .m = g->m,
         .n = g->n,
@@ -74,25 +76,39 @@ struct adp_config mpb_adp_config(const double *params, const struct mpb_gemm *g)
     };
 }
 
+/* Whether the engine can run this case's CRT products on dev (why says why not). */
+static bool engine_fits(const double *params, const struct mpb_gemm *g, const struct mpb_device_info *dev,
+                        char *why, size_t why_len)
+{
+    if (params[MPB_ADP_ENGINE] != MPB_ADP_ENGINE_CRT) {
+        snprintf(why, why_len, "gemm=engine runs the CRT engine's products: it needs engine=crt (or use gemm=calls)");
+        return false;
+    }
+    /* one INT32 sum per modulus: no chunk fold between launches */
+    if (g->k > ADP_MAX_TERMS) {
+        snprintf(why, why_len, "gemm=engine needs k <= %d (k=%lld: use gemm=calls)", ADP_MAX_TERMS,
+                 (long long)g->k);
+        return false;
+    }
+    return tc_scheme_problem_supported(g->m, g->n, adp_padded_k(g->k), dev, why, why_len);
+}
+
+bool mpb_adp_gemm_engine_used(const double *params, const struct mpb_gemm *g,
+                              const struct mpb_device_info *dev)
+{
+    if (params[MPB_ADP_GEMM] != MPB_ADP_GEMM_AUTO)
+        return params[MPB_ADP_GEMM] == MPB_ADP_GEMM_ENGINE;
+    char why[256];
+    return dev && mpb_int8_auto_wants_engine(g) && engine_fits(params, g, dev, why, sizeof why);
+}
+
 bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len)
 {
     if (!dev)
         return true;
-    if (params[MPB_ADP_GEMM] == MPB_ADP_GEMM_ENGINE) {
-        if (params[MPB_ADP_ENGINE] != MPB_ADP_ENGINE_CRT) {
-            snprintf(why, why_len, "gemm=engine runs the CRT engine's products: it needs engine=crt (or use gemm=calls)");
-            return false;
-        }
-        /* one INT32 sum per modulus: no chunk fold between launches */
-        if (g->k > ADP_MAX_TERMS) {
-            snprintf(why, why_len, "gemm=engine needs k <= %d (k=%lld: use gemm=calls)", ADP_MAX_TERMS,
-                     (long long)g->k);
-            return false;
-        }
-        if (!tc_scheme_problem_supported(g->m, g->n, adp_padded_k(g->k), dev, why, why_len))
-            return false;
-    }
+    if (params[MPB_ADP_GEMM] == MPB_ADP_GEMM_ENGINE && !engine_fits(params, g, dev, why, why_len))
+        return false;
     /* k beyond ADP_MAX_TERMS is split into chunks; the residues' leading
      * dimension is the padded k */
     struct mpb_gemm padded = *g;

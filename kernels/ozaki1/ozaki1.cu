@@ -388,7 +388,7 @@ static enum mpb_status prepare(struct mpb_cuda_env *env, const struct mpb_gemm *
     bool int8 = s->format == MPB_OZAKI1_INT8;
     if (!(int8 ? mpb_ozaki1_int8_check : mpb_ozaki1_fp16_check)(params, g, mpb_cuda_device(env), why, sizeof why))
         return mpb_cuda_fail(env, why, __FILE__, __LINE__);
-    bool engine = int8 && params[MPB_OZ8_GEMM] == MPB_OZ8_GEMM_ENGINE;
+    bool engine = int8 && mpb_ozaki1_int8_engine_used(params, g, mpb_cuda_device(env));
     s->ldc = engine ? (g->m + 3) / 4 * 4 : g->m;
     MPB_CUBLAS_TRY(env, cublasSetPointerMode(mpb_cublas(env), CUBLAS_POINTER_MODE_HOST));
     MPB_CUBLAS_TRY(env, cublasSetMathMode(mpb_cublas(env), CUBLAS_DEFAULT_MATH));
@@ -573,6 +573,8 @@ static enum mpb_status ozaki1_report(struct mpb_cuda_env *env, void *state,
     if (s->plans && used > 0 && (size_t)used < sizeof info->settings)
         snprintf(info->settings + used, sizeof info->settings - (size_t)used, " gemm=engine launches=%d",
                  s->nplans);
+    else if (s->format == MPB_OZAKI1_INT8 && used > 0 && (size_t)used < sizeof info->settings)
+        snprintf(info->settings + used, sizeof info->settings - (size_t)used, " gemm=calls");
     info->slices = p->sa > p->sb ? p->sa : p->sb;
     info->fallback = 0;
     snprintf(info->note, sizeof info->note, "%s", p->note);

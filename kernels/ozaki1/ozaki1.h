@@ -34,8 +34,8 @@ enum mpb_ozaki1_int8_param { MPB_OZ8_SLICES = 0, MPB_OZ8_FAST, MPB_OZ8_ACCUM, MP
 enum mpb_ozaki1_int8_accum { MPB_OZ8_ACC_FP64 = 0, MPB_OZ8_ACC_EXACT };
 /* gemm: one cublasGemmEx per call of the plan, or the engine's INT8 GEMM
  * (kernels/tc/tc_i8.h, sm_90a): the same calls, consecutive calls of one k
- * (mpb_ozaki1_call_k) batched 24 a launch. */
-enum mpb_ozaki1_int8_gemm { MPB_OZ8_GEMM_CALLS = 0, MPB_OZ8_GEMM_ENGINE };
+ * (mpb_ozaki1_call_k) batched 24 a launch; or auto (common/int8_gemm_auto.h). */
+enum mpb_ozaki1_int8_gemm { MPB_OZ8_GEMM_CALLS = 0, MPB_OZ8_GEMM_ENGINE, MPB_OZ8_GEMM_AUTO };
 
 extern const struct mpb_param_spec mpb_ozaki1_fp16_params[], mpb_ozaki1_int8_params[];
 
@@ -91,6 +91,11 @@ bool mpb_ozaki1_fp16_check(const double *params, const struct mpb_gemm *g,
                            const struct mpb_device_info *dev, char *why, size_t why_len);
 bool mpb_ozaki1_int8_check(const double *params, const struct mpb_gemm *g,
                            const struct mpb_device_info *dev, char *why, size_t why_len);
+/* Whether ozaki1_int8's GEMMs run on the engine: gemm=engine, or gemm=auto
+ * (common/int8_gemm_auto.h) where the shape wants the engine and it can run
+ * the case on dev (never without a device). */
+bool mpb_ozaki1_int8_engine_used(const double *params, const struct mpb_gemm *g,
+                                 const struct mpb_device_info *dev);
 enum mpb_status mpb_ozaki1_fp16_host(const struct mpb_gemm *g, const double *params,
                                      struct mpb_scheme_info *info);
 enum mpb_status mpb_ozaki1_int8_host(const struct mpb_gemm *g, const double *params,

@@ -9,11 +9,12 @@
 
 #include "mpb_arith.h"
 #include "common/cublas_util.h"
+#include "common/int8_gemm_auto.h"
 #include "tc/tc_engine.h"
 
 static const char *const fp16_modes[] = {"dp", "cr", "fixed", NULL};
 static const char *const int8_accums[] = {"fp64", "exact", NULL};
-static const char *const int8_gemms[] = {"calls", "engine", NULL};
+static const char *const int8_gemms[] = {"calls", "engine", "auto", NULL};
 
 
 const struct mpb_param_spec mpb_ozaki1_fp16_params[] = {
@@ -37,10 +38,11 @@ const struct mpb_param_spec mpb_ozaki1_int8_params[] = {
                        .choices = int8_accums,
                        .help = "fp64: every GEMM added in FP64; exact: equal weights summed "
                                "exactly first (one INT8 GEMM per weight, pairs concatenated along k)"},
-    [MPB_OZ8_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls", .choices = int8_gemms,
+    [MPB_OZ8_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "auto", .choices = int8_gemms,
                       .help = "INT8 GEMMs: calls = one cublasGemmEx per GEMM of the plan; engine = "
                               "the same GEMMs, those of one k 24 a launch of mpbench's INT8 engine "
-                              "(sm_90a)"},
+                              "(sm_90a); auto = engine up to m*n*k = 8192^3 where it runs, else "
+                              "calls (settings say which)"},
 };
 
 bool mpb_ozaki1_needs_stats(int format, const double *params)
@@ -244,6 +246,16 @@ bool mpb_ozaki1_fp16_check(const double *params, const struct mpb_gemm *g,
         return false;
     }
     return !dev || mpb_cublas_int_dims(g, "cublasGemmEx", why, why_len);
+}
+
+bool mpb_ozaki1_int8_engine_used(const double *params, const struct mpb_gemm *g,
+                                 const struct mpb_device_info *dev)
+{
+    if (params[MPB_OZ8_GEMM] != MPB_OZ8_GEMM_AUTO)
+        return params[MPB_OZ8_GEMM] == MPB_OZ8_GEMM_ENGINE;
+    char why[256];
+    return dev && mpb_int8_auto_wants_engine(g) &&
+           tc_scheme_problem_supported(g->m, g->n, (g->k + 15) / 16 * 16, dev, why, sizeof why);
 }
 
 bool mpb_ozaki1_int8_check(const double *params, const struct mpb_gemm *g,

@@ -833,8 +833,9 @@ static enum mpb_status ozaki2_setup(struct mpb_cuda_env *env, const struct mpb_g
     int64_t most = mpb_oz2_chunk_most(g->k);
     s->chunks = mpb_crt_chunks(s->kp, most);
     s->chunk_len = mpb_crt_chunk_len(s->kp, most, 32);
-    s->batched = params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_BATCHED;
-    s->engine = params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE;
+    enum mpb_oz2_gemm used = mpb_oz2_gemm_used(params, g, mpb_cuda_device(env));
+    s->batched = used == MPB_OZ2_GEMM_BATCHED;
+    s->engine = used == MPB_OZ2_GEMM_ENGINE;
     s->ldc = mpb_oz2_engine_ldc(g->m);
     s->mblock = mpb_oz2_block_rows(params, g->m);
     s->nblock = mpb_oz2_block_cols(params, g->n);

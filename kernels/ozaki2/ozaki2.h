@@ -43,7 +43,7 @@ enum mpb_oz2_param {
     MPB_OZ2_N_PARAMS
 };
 enum mpb_oz2_mode { MPB_OZ2_FAST = 0, MPB_OZ2_ACCURATE };
-enum mpb_oz2_gemm { MPB_OZ2_GEMM_CALLS = 0, MPB_OZ2_GEMM_BATCHED, MPB_OZ2_GEMM_ENGINE };
+enum mpb_oz2_gemm { MPB_OZ2_GEMM_CALLS = 0, MPB_OZ2_GEMM_BATCHED, MPB_OZ2_GEMM_ENGINE, MPB_OZ2_GEMM_AUTO };
 
 /* Parameter tables: the fp64 and fp32 targets differ in the default count. */
 extern const struct mpb_param_spec mpb_ozaki2_int8_params[], mpb_ozaki2_int8_sp_params[];
@@ -133,6 +133,11 @@ int64_t mpb_oz2_chunk_most(int64_t k);
  * A, B and C (the descriptor's workspace_bytes). */
 size_t mpb_ozaki2_workspace(const double *params, const struct mpb_gemm *g, bool on_device);
 
+/* The INT8 GEMMs a case runs: the gemm parameter, with auto resolved
+ * (common/int8_gemm_auto.h) to the engine where the shape wants it and the
+ * engine can run it on dev, else to calls (calls without a device). */
+enum mpb_oz2_gemm mpb_oz2_gemm_used(const double *params, const struct mpb_gemm *g,
+                                    const struct mpb_device_info *dev);
 bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len);
 

@@ -7,11 +7,12 @@
 #include <stdio.h>
 
 #include "common/cublas_util.h"
+#include "common/int8_gemm_auto.h"
 #include "mpb_size.h"
 #include "tc/tc_engine.h"
 
 static const char *const mode_choices[] = {"fast", "accurate", NULL};
-static const char *const gemm_choices[] = {"calls", "batched", "engine", NULL};
+static const char *const gemm_choices[] = {"calls", "batched", "engine", "auto", NULL};
 
 #define OZ2_PARAMS(default_moduli)                                                               \
     {                                                                                            \
@@ -32,12 +33,14 @@ static const char *const gemm_choices[] = {"calls", "batched", "engine", NULL};
         [MPB_OZ2_MBLOCK] = {.name = "mblock", .kind = MPB_PARAM_INT, .def = "0", .lo = 0,        \
                             .hi = 1 << 30,                                                       \
                             .help = "rows of A per INT8 GEMM call; 0 = auto (all m)"},                                                \
-        [MPB_OZ2_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls",              \
+        [MPB_OZ2_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "auto",               \
                           .choices = gemm_choices,                                               \
                           .help = "INT8 GEMMs: calls = one cublasGemmEx per modulus and tile; "  \
                                   "batched = one strided-batched call per tile; engine = all "   \
                                   "moduli in one launch of mpbench's INT8 engine, residues "     \
-                                  "stored as bytes (sm_90a, k <= 131071)"},                      \
+                                  "stored as bytes (sm_90a, k <= 131071); auto = engine up to "  \
+                                  "m*n*k = 8192^3 where it runs, else calls (settings say "      \
+                                  "which)"},                                                     \
         [MPB_OZ2_TOL] = {.name = "tol", .kind = MPB_PARAM_REAL, .def = "0", .lo = 0, .hi = 1,     \
                          .help = "with moduli=auto: the fewest moduli whose error bound is at "  \
                                  "most tol, normwise relative to ||(|A||B|)||_F (e.g. 1e-8); "  \
@@ -92,6 +95,28 @@ int64_t mpb_oz2_chunk_most(int64_t k)
     return k <= MPB_OZ2_MAX_K ? mpb_oz2_padded_k(k) : MPB_CRT_CHUNK_K;
 }
 
+/* Whether the engine can run this case on dev (why says why not). */
+static bool engine_fits(const struct mpb_gemm *g, const struct mpb_device_info *dev, char *why, size_t why_len)
+{
+    /* one INT32 sum per product: the engine reduces it modulo m_t in its epilogue */
+    if (g->k > MPB_OZ2_MAX_K) {
+        snprintf(why, why_len, "gemm=engine needs k <= %d (k=%lld: use gemm=calls)", MPB_OZ2_MAX_K,
+                 (long long)g->k);
+        return false;
+    }
+    return tc_scheme_problem_supported(g->m, g->n, mpb_oz2_padded_k(g->k), dev, why, why_len);
+}
+
+enum mpb_oz2_gemm mpb_oz2_gemm_used(const double *params, const struct mpb_gemm *g,
+                                    const struct mpb_device_info *dev)
+{
+    if (params[MPB_OZ2_GEMM] != MPB_OZ2_GEMM_AUTO)
+        return (enum mpb_oz2_gemm)params[MPB_OZ2_GEMM];
+    char why[256];
+    return dev && mpb_int8_auto_wants_engine(g) && engine_fits(g, dev, why, sizeof why) ? MPB_OZ2_GEMM_ENGINE
+                                                                                       : MPB_OZ2_GEMM_CALLS;
+}
+
 bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
                    const struct mpb_device_info *dev, char *why, size_t why_len)
 {
@@ -110,16 +135,8 @@ bool mpb_oz2_check(const double *params, const struct mpb_gemm *g,
     }
     if (!dev)
         return true;
-    if (params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE) {
-        /* one INT32 sum per product: the engine reduces it modulo m_t in its epilogue */
-        if (g->k > MPB_OZ2_MAX_K) {
-            snprintf(why, why_len, "gemm=engine needs k <= %d (k=%lld: use gemm=calls)", MPB_OZ2_MAX_K,
-                     (long long)g->k);
-            return false;
-        }
-        if (!tc_scheme_problem_supported(g->m, g->n, mpb_oz2_padded_k(g->k), dev, why, why_len))
-            return false;
-    }
+    if (params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE && !engine_fits(g, dev, why, why_len))
+        return false;
     /* k is split into chunks of at most MPB_CRT_CHUNK_K, but the residues'
      * leading dimension is the padded k. */
     struct mpb_gemm padded = *g;
@@ -147,6 +164,20 @@ size_t mpb_ozaki2_workspace(const double *params, const struct mpb_gemm *g, bool
     size_t bytes = mpb_size_add(mpb_size_matrix(vecs, 1, per_vec), 256);
     if (autom)
         bytes = mpb_size_add(bytes, mpb_size_matrix(g->k + 1, 4, sizeof(uint64_t)));
+    /* gemm=auto may take either where the shape wants the engine (the
+     * device decides): the larger of the two */
+    if (on_device && params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_AUTO) {
+        double one[MPB_OZ2_N_PARAMS];
+        for (int i = 0; i < MPB_OZ2_N_PARAMS; i++)
+            one[i] = params[i];
+        one[MPB_OZ2_GEMM] = MPB_OZ2_GEMM_CALLS;
+        size_t calls = mpb_ozaki2_workspace(one, g, true);
+        if (!mpb_int8_auto_wants_engine(g))
+            return calls;
+        one[MPB_OZ2_GEMM] = MPB_OZ2_GEMM_ENGINE;
+        size_t engine = mpb_ozaki2_workspace(one, g, true);
+        return engine > calls ? engine : calls;
+    }
     if (on_device && params[MPB_OZ2_GEMM] == MPB_OZ2_GEMM_ENGINE) {
         /* residues; modulus 256's INT32 plane and N−1 byte planes of ldc
          * rows; accurate mode's INT32 bound product */

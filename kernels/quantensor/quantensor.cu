@@ -379,9 +379,9 @@ static enum mpb_status quantensor_setup(struct mpb_cuda_env *env, const struct m
     s->npairs = mpb_qt_pairs(s->level, s->pairs);
     s->wmax = mpb_qt_max_weight(s->level);
     s->k = g->k;
-    s->kp = mpb_qt_slice_ld(params, g->k);
-    s->ldc = mpb_qt_plane_ld(params, g->m);
-    s->engine = params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE;
+    s->engine = mpb_qt_gemm_engine_used(params, g, mpb_cuda_device(env));
+    s->kp = mpb_qt_slice_ld(s->engine, g->k);
+    s->ldc = mpb_qt_plane_ld(s->engine, g->m);
     mpb_qt_chunking(g->k, &s->chunks, &s->chunk_len);
     enum mpb_status st = prepare(env, s, g);
     if (st == MPB_STATUS_OK && s->engine)
@@ -409,6 +409,8 @@ static enum mpb_status quantensor_report(struct mpb_cuda_env *env, void *state,
     size_t used = strlen(info->settings);
     if (s->engine && used < sizeof info->settings)
         snprintf(info->settings + used, sizeof info->settings - used, " gemm=engine launches=%d", s->nplans);
+    else if (used < sizeof info->settings)
+        snprintf(info->settings + used, sizeof info->settings - used, " gemm=calls");
     return MPB_STATUS_OK;
 }
 

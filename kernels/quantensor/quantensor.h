@@ -31,22 +31,29 @@ extern "C" {
 enum mpb_qt_param { MPB_QT_LEVELS = 0, MPB_QT_GEMM, MPB_QT_N_PARAMS };
 /* gemm: one cublasGemmEx per slice pair and k chunk, or every product in
  * as few launches of the engine's INT8 GEMM as it takes (kernels/tc/tc_i8.h;
- * sm_90a; INT32 C, so the same exact sums). */
-enum mpb_qt_gemm { MPB_QT_GEMM_CALLS = 0, MPB_QT_GEMM_ENGINE };
+ * sm_90a; INT32 C, so the same exact sums), or auto
+ * (common/int8_gemm_auto.h). */
+enum mpb_qt_gemm { MPB_QT_GEMM_CALLS = 0, MPB_QT_GEMM_ENGINE, MPB_QT_GEMM_AUTO };
 
 extern const struct mpb_param_spec mpb_quantensor_params[MPB_QT_N_PARAMS];
 
 /* k padded with zeros to a multiple of 32: aligned int8 leading dimensions. */
 int64_t mpb_qt_padded_k(int64_t k);
 
-/* The slices' leading dimension: the padded k, or with gemm=engine
- * chunks × chunk length (zeros past k), so that every product of the batch
- * has one k, as the engine's launch requires. */
-int64_t mpb_qt_slice_ld(const double *params, int64_t k);
+/* The slices' leading dimension: the padded k, or on the engine chunks ×
+ * chunk length (zeros past k), so that every product of the batch has one
+ * k, as the engine's launch requires. */
+int64_t mpb_qt_slice_ld(bool engine, int64_t k);
 
-/* The INT32 planes' leading dimension: m, or with gemm=engine m up to a
+/* The INT32 planes' leading dimension: m, or on the engine m up to a
  * multiple of 4 (the engine's rule for INT32 C). */
-int64_t mpb_qt_plane_ld(const double *params, int64_t m);
+int64_t mpb_qt_plane_ld(bool engine, int64_t m);
+
+/* Whether a case's products run on the engine: gemm=engine, or gemm=auto
+ * where the shape wants the engine and it can run the case on dev (never
+ * without a device). */
+bool mpb_qt_gemm_engine_used(const double *params, const struct mpb_gemm *g,
+                             const struct mpb_device_info *dev);
 
 /* The split of the padded k into INT32-exact chunks (common/crt_arith.h's
  * limit k·128² < 2^31 covers |d| ≤ 127): their count and the length of all

@@ -8,10 +8,11 @@
 
 #include "common/crt_arith.h"
 #include "common/cublas_util.h"
+#include "common/int8_gemm_auto.h"
 #include "mpb_size.h"
 #include "tc/tc_engine.h"
 
-static const char *const gemm_choices[] = {"calls", "engine", NULL};
+static const char *const gemm_choices[] = {"calls", "engine", "auto", NULL};
 
 /* Default 3: the full resolution, the variant that aims at FP32 accuracy
  * (MixPert §2.2: 1.5e-6 against 6.76e-5 for plain quantisation). */
@@ -21,11 +22,12 @@ const struct mpb_param_spec mpb_quantensor_params[MPB_QT_N_PARAMS] = {
                        .help = "residual refinement levels: 0 = plain INT8 quantisation (1 INT8 "
                                "GEMM), 1 = +2 cross products (3), 2 = 3 slices, weights <= 2 (6), "
                                "3 = all 9 products of 3 slices"},
-    [MPB_QT_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "calls",
+    [MPB_QT_GEMM] = {.name = "gemm", .kind = MPB_PARAM_CHOICE, .def = "auto",
                      .choices = gemm_choices,
                      .help = "INT8 GEMMs: calls = one cublasGemmEx per slice pair and k chunk; "
                              "engine = all of them in one launch of mpbench's INT8 engine "
-                             "(24 products a launch at most; sm_90a)"},
+                             "(24 products a launch at most; sm_90a); auto = engine up to "
+                             "m*n*k = 8192^3 where it runs, else calls (settings say which)"},
 };
 
 int64_t mpb_qt_padded_k(int64_t k)
@@ -40,18 +42,28 @@ void mpb_qt_chunking(int64_t k, int64_t *chunks, int64_t *len)
     *len = mpb_crt_chunk_len(kp, most, 32);
 }
 
-int64_t mpb_qt_slice_ld(const double *params, int64_t k)
+int64_t mpb_qt_slice_ld(bool engine, int64_t k)
 {
-    if (params[MPB_QT_GEMM] != MPB_QT_GEMM_ENGINE)
+    if (!engine)
         return mpb_qt_padded_k(k);
     int64_t chunks, len;
     mpb_qt_chunking(k, &chunks, &len);
     return chunks * len;
 }
 
-int64_t mpb_qt_plane_ld(const double *params, int64_t m)
+int64_t mpb_qt_plane_ld(bool engine, int64_t m)
 {
-    return params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE ? (m + 3) / 4 * 4 : m;
+    return engine ? (m + 3) / 4 * 4 : m;
+}
+
+bool mpb_qt_gemm_engine_used(const double *params, const struct mpb_gemm *g,
+                             const struct mpb_device_info *dev)
+{
+    if (params[MPB_QT_GEMM] != MPB_QT_GEMM_AUTO)
+        return params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE;
+    char why[256];
+    return dev && mpb_int8_auto_wants_engine(g) &&
+           tc_scheme_problem_supported(g->m, g->n, mpb_qt_slice_ld(true, g->k), dev, why, sizeof why);
 }
 
 void mpb_qt_report(int level, int64_t k, const uint64_t lost[2][MPB_QT_LOST_N],
@@ -94,11 +106,11 @@ bool mpb_qt_check(const double *params, const struct mpb_gemm *g,
     if (!dev)
         return true;
     if (params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE &&
-        !tc_scheme_problem_supported(g->m, g->n, mpb_qt_slice_ld(params, g->k), dev, why, why_len))
+        !tc_scheme_problem_supported(g->m, g->n, mpb_qt_slice_ld(true, g->k), dev, why, why_len))
         return false;
     /* The slices' leading dimension is the padded k. */
     struct mpb_gemm padded = *g;
-    padded.k = mpb_qt_slice_ld(params, g->k);
+    padded.k = mpb_qt_slice_ld(mpb_qt_gemm_engine_used(params, g, dev), g->k);
     return mpb_cublas_int_dims(&padded, "cublasGemmEx", why, why_len);
 }
 
@@ -148,8 +160,12 @@ size_t mpb_qt_workspace(const double *params, const struct mpb_gemm *g, bool on_
     size_t bytes = mpb_size_add(mpb_size_matrix(vecs, 1, 2 * sizeof(int32_t)), 8 * 256);
     if (!on_device)
         return mpb_size_add(bytes, mpb_size_mul(s, mpb_size_matrix(vecs, g->k, 1)));
-    bytes = mpb_size_add(bytes, mpb_size_mul(s, mpb_size_matrix(vecs, mpb_qt_slice_ld(params, g->k), 1)));
+    /* gemm=auto where the shape wants the engine: the engine's layout, the
+     * larger (the device decides which runs) */
+    bool engine = params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE ||
+                  (params[MPB_QT_GEMM] == MPB_QT_GEMM_AUTO && mpb_int8_auto_wants_engine(g));
+    bytes = mpb_size_add(bytes, mpb_size_mul(s, mpb_size_matrix(vecs, mpb_qt_slice_ld(engine, g->k), 1)));
     return mpb_size_add(bytes, mpb_size_mul(np * (size_t)chunks,
-                                            mpb_size_matrix(mpb_qt_plane_ld(params, g->m), g->n,
+                                            mpb_size_matrix(mpb_qt_plane_ld(engine, g->m), g->n,
                                                             sizeof(int32_t))));
 }

@@ -140,7 +140,7 @@ static void test_gemm_engine_check(void)
     const struct mpb_param_spec *spec = &mpb_adp_params[MPB_ADP_GEMM];
     double v;
     char why[256] = "";
-    CHECK(!strcmp(spec->name, "gemm") && !strcmp(spec->def, "calls"), "gemm: %s, default %s", spec->name, spec->def);
+    CHECK(!strcmp(spec->name, "gemm") && !strcmp(spec->def, "auto"), "gemm: %s, default %s", spec->name, spec->def);
     CHECK(mpb_param_parse(spec, "engine", &v, why, sizeof why) && v == MPB_ADP_GEMM_ENGINE, "gemm=engine");
     CHECK(!mpb_param_parse(spec, "batched", &v, why, sizeof why) && strstr(why, "calls|engine"), "gemm=batched: '%s'",
           why);
