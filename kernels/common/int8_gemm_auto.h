@@ -16,6 +16,7 @@
 #include <stdbool.h>
 
 #include "gemm.h"
+#include "tc/tc_engine.h"
 
 #define MPB_INT8_AUTO_ENGINE_MAX_WORK (8192.0 * 8192.0 * 8192.0)
 
@@ -24,6 +25,16 @@
 static inline bool mpb_int8_auto_wants_engine(const struct mpb_gemm *g)
 {
     return (double)g->m * (double)g->n * (double)g->k <= MPB_INT8_AUTO_ENGINE_MAX_WORK;
+}
+
+/* gemm=auto's choice for a scheme whose engine form has no limits of its
+ * own: the shape wants the engine and it can run m×n×k_engine (the
+ * family's padded k) on dev; never without a device. */
+static inline bool mpb_int8_auto_engine(const struct mpb_gemm *g, int64_t k_engine, const struct mpb_device_info *dev)
+{
+    char why[256];
+    return dev && mpb_int8_auto_wants_engine(g) &&
+           tc_scheme_problem_supported(g->m, g->n, k_engine, dev, why, sizeof why);
 }
 
 #endif

@@ -253,9 +253,7 @@ bool mpb_ozaki1_int8_engine_used(const double *params, const struct mpb_gemm *g,
 {
     if (params[MPB_OZ8_GEMM] != MPB_OZ8_GEMM_AUTO)
         return params[MPB_OZ8_GEMM] == MPB_OZ8_GEMM_ENGINE;
-    char why[256];
-    return dev && mpb_int8_auto_wants_engine(g) &&
-           tc_scheme_problem_supported(g->m, g->n, (g->k + 15) / 16 * 16, dev, why, sizeof why);
+    return mpb_int8_auto_engine(g, (g->k + 15) / 16 * 16, dev);
 }
 
 bool mpb_ozaki1_int8_check(const double *params, const struct mpb_gemm *g,

@@ -61,9 +61,7 @@ bool mpb_qt_gemm_engine_used(const double *params, const struct mpb_gemm *g,
 {
     if (params[MPB_QT_GEMM] != MPB_QT_GEMM_AUTO)
         return params[MPB_QT_GEMM] == MPB_QT_GEMM_ENGINE;
-    char why[256];
-    return dev && mpb_int8_auto_wants_engine(g) &&
-           tc_scheme_problem_supported(g->m, g->n, mpb_qt_slice_ld(true, g->k), dev, why, sizeof why);
+    return mpb_int8_auto_engine(g, mpb_qt_slice_ld(true, g->k), dev);
 }
 
 void mpb_qt_report(int level, int64_t k, const uint64_t lost[2][MPB_QT_LOST_N],

@@ -270,7 +270,7 @@ expect 1 "hint: 1 MISSING row(s)" -- gate --baseline "$TMP/pairb1.csv" --candida
 expect 0 "gate: PASS" -- gate --baseline "$TMP/pairb1.csv" --candidate "$TMP/pairc1.csv" --pair-params
 
 # A parameter the scheme gained after the baseline was written, at its
-# default (ozaki2_int8's gemm=calls here), is the same configuration: the
+# default (ozaki2_int8's gemm=auto here), is the same configuration: the
 # case is compared without --pair-params; at another value (gemm=engine) it
 # is not.
 head -n 1 "$DIR/baseline.csv" >"$TMP/addb.fx"
@@ -281,15 +281,15 @@ cp "$TMP/addb.fx" "$TMP/addc.fx"
     row 0000000000000053 ozaki2_int8 "moduli=15 mode=fast nblock=0 mblock=0" randn "" 2.2e-16 5353535353535353
 } >>"$TMP/addb.fx"
 {
-    row 0000000000000061 ozaki2_int8 "moduli=15 mode=fast nblock=0 mblock=0 gemm=calls" phi phi=0.5 2.2e-16 5151515151515151
-    row 0000000000000062 ozaki2_int8 "moduli=14 mode=fast nblock=0 mblock=0 gemm=calls" phi phi=2 2.2e-16 5252525252525252
+    row 0000000000000061 ozaki2_int8 "moduli=15 mode=fast nblock=0 mblock=0 gemm=auto" phi phi=0.5 2.2e-16 5151515151515151
+    row 0000000000000062 ozaki2_int8 "moduli=14 mode=fast nblock=0 mblock=0 gemm=auto" phi phi=2 2.2e-16 5252525252525252
     row 0000000000000063 ozaki2_int8 "moduli=15 mode=fast nblock=0 mblock=0 gemm=engine" randn "" 2.2e-16 5353535353535353
 } >>"$TMP/addc.fx"
 "$EXPAND" "$TMP/addb.fx" "$TMP/addb.csv" && "$EXPAND" "$TMP/addc.fx" "$TMP/addc.csv" ||
     fail "cannot expand the added-parameter fixtures"
 expect 1 "2 SAME, 0 CHANGED, 0 WORSE, 1 MISSING, 1 NEW, 0 INCOMPARABLE" -- \
     gate --baseline "$TMP/addb.csv" --candidate "$TMP/addc.csv" --min-ms 0 --json "$TMP/add.json"
-grep -qF "note: 2 baseline row(s) compared with candidate rows whose scheme gained parameters since, at their defaults (the first: ozaki2_int8 moduli=15 mode=fast nblock=0 mblock=0 → moduli=15 mode=fast nblock=0 mblock=0 gemm=calls)" "$TMP/out" ||
+grep -qF "note: 2 baseline row(s) compared with candidate rows whose scheme gained parameters since, at their defaults (the first: ozaki2_int8 moduli=15 mode=fast nblock=0 mblock=0 → moduli=15 mode=fast nblock=0 mblock=0 gemm=auto)" "$TMP/out" ||
     fail "added at its default: no note naming the pairing"
 grep -F '"case_id": "0000000000000052"' "$TMP/add.json" | grep -qF '"added_defaults": true' ||
     fail "added at its default: 52 is not joined in the JSON"

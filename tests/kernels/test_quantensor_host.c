@@ -276,7 +276,7 @@ static void check_params(void)
         CHECK(mpb_param_parse(&s->params[MPB_QT_LEVELS], text, &v, why, sizeof why) && v == level, "levels=%d", level);
     }
     const struct mpb_param_spec *gemm = &s->params[MPB_QT_GEMM];
-    CHECK(!strcmp(gemm->name, "gemm") && !strcmp(gemm->def, "calls"), "gemm: %s, default %s", gemm->name, gemm->def);
+    CHECK(!strcmp(gemm->name, "gemm") && !strcmp(gemm->def, "auto"), "gemm: %s, default %s", gemm->name, gemm->def);
     CHECK(mpb_param_parse(gemm, "engine", &v, why, sizeof why) && v == MPB_QT_GEMM_ENGINE, "gemm=engine");
     CHECK(mpb_param_parse(gemm, "calls", &v, why, sizeof why) && v == MPB_QT_GEMM_CALLS, "gemm=calls");
     why[0] = '\0';
