@@ -53,9 +53,9 @@
  * ESC, decision) inside split give their own time, which report() appends
  * to the note.
  *
- * decision=auto with a shape where even the fewest slices lose to DGEMM
- * (adp_native_by_shape; every shape on an H200) skips all of this: run()
- * is one cublasDgemm. */
+ * decision=auto with a shape where the guardrails and even the fewest bits
+ * lose to DGEMM (adp_native_by_shape; on an H200 every square shape up to
+ * 4096) skips all of this: run() is one cublasDgemm. */
 #include "adp/adp.h"
 
 #include <stdio.h>

@@ -48,7 +48,7 @@ enum adp_reason {
     ADP_NATIVE_SPECIAL,   /* NaN, Inf or subnormal in A or B */
     ADP_NATIVE_BITS,      /* 53 + ESC exceeds max_bits (or fixed_bits) */
     ADP_NATIVE_SPEED,     /* decision=auto: native DGEMM predicted faster */
-    ADP_NATIVE_SHAPE,     /* decision=auto: native faster even at the fewest slices
+    ADP_NATIVE_SHAPE,     /* decision=auto: native faster even at the fewest bits
                              any data could need; scan and ESC skipped */
     ADP_NATIVE_LD,        /* the slice engine was needed, but its INT8 GEMMs' leading
                              dimension (slices·k) exceeds cuBLAS's int */
@@ -155,76 +155,6 @@ MPB_HD int adp_slices_for_bits(int bits)
     return (bits + 8) / 8;
 }
 
-/* Crossover table: cuBLAS rates measured on an H200 SXM, CUDA 13.0, cuBLAS
- * 13.1.0 (random data, median of 10 after 3 warm-ups), m = n = k; other
- * shapes use the row of the nearest size. The memory traffic of the
- * non-GEMM phases is charged at 4.0 TB/s, the H200's 4.8 TB/s datasheet HBM3e
- * bandwidth derated by the usual ~80% that streaming kernels reach
- * (an assumption, not a measurement).
- *   size    INT8 GemmEx (TOP/s)   DGEMM (TFLOP/s)
- *   4096    1335                  59.5
- *   8192    1290                  56.0
- *   16384   1244                  52.8 */
-#define ADP_BYTES_PER_S 4.0e12
-
-/* The row of the table for a product of mnk multiply-adds: the nearest
- * size by (mnk)^(1/3), compared as cubes so that host and device agree
- * exactly (no cbrt). */
-MPB_HD void adp_rates(double mnk, double *int8_ops, double *dgemm_flops)
-{
-    if (mnk < 6144.0 * 6144.0 * 6144.0) {
-        *int8_ops = 1335e12;
-        *dgemm_flops = 59.5e12;
-    } else if (mnk < 12288.0 * 12288.0 * 12288.0) {
-        *int8_ops = 1290e12;
-        *dgemm_flops = 56.0e12;
-    } else {
-        *int8_ops = 1244e12;
-        *dgemm_flops = 52.8e12;
-    }
-}
-
-/* Predicted seconds of native DGEMM and of emulation with s slices:
- * s(s+1)/2 INT8 GEMM passes of 2mnk operations, plus the bytes of the other
- * phases: scan (8 B per input element), slicing (8 B read + s B written per
- * input element) and s accumulation passes (≈ 36 B per output entry). */
-MPB_HD double adp_native_seconds(int64_t m, int64_t n, int64_t k)
-{
-    double r8, r64, mnk = (double)m * (double)n * (double)k;
-    adp_rates(mnk, &r8, &r64);
-    return 2.0 * mnk / r64;
-}
-
-MPB_HD double adp_emulated_seconds(int s, int64_t m, int64_t n, int64_t k)
-{
-    double r8, r64, mnk = (double)m * (double)n * (double)k;
-    adp_rates(mnk, &r8, &r64);
-    double inputs = (double)m * (double)k + (double)k * (double)n;
-    double bytes = inputs * (16.0 + s) + 36.0 * s * (double)m * (double)n;
-    return 0.5 * s * (s + 1) * 2.0 * mnk / r8 + bytes / ADP_BYTES_PER_S;
-}
-
-/* "Emulate when the predicted emulation time is below native time." */
-MPB_HD int adp_emulation_pays(int s, int64_t m, int64_t n, int64_t k)
-{
-    return adp_emulated_seconds(s, m, n, k) < adp_native_seconds(m, n, k);
-}
-
-/* The fewest slices any data can need: dynamic bits are at least 53 + 1
- * (ESC ≥ 1 for any nonzero product), fixed bits are what they are. */
-MPB_HD int adp_min_slices(const struct adp_config *c)
-{
-    return adp_slices_for_bits(c->fixed_bits ? c->fixed_bits : 54);
-}
-
-/* decision=auto where even the fewest slices lose to native DGEMM: native
- * whatever the data, so the host decides before any kernel runs. */
-MPB_HD int adp_native_by_shape(const struct adp_config *c)
-{
-    return c->fallback && c->auto_mode &&
-           !adp_emulation_pays(adp_min_slices(c), c->m, c->n, c->k);
-}
-
 /* ---- the CRT engine's moduli count (adp_crt_arith.h has the engine) -- */
 
 #define ADP_CRT_MAX_MODULI MPB_CRT_TABLE_MODULI
@@ -276,14 +206,126 @@ MPB_HD int adp_crt_moduli(int bits, int64_t k)
     return 0;
 }
 
+/* ---- decision=auto's prediction (paper §5) ---------------------------- */
+
+/* decision=auto's time model (paper §5: "emulate when the predicted emulation
+ * time is below native time"), its rates measured on an H200 SXM, CUDA 13.0,
+ * cuBLAS 13.1.0, m = n = k; other shapes use the row of the nearest size:
+ *   size    INT8 products (TOP/s)   DGEMM (TFLOP/s)
+ *   4096    1150                    59.5
+ *   8192    1290                    56.0
+ *   16384   1330                    52.8
+ * INT8: sustained rates of one product after 300 ms of calls
+ * (results/h200/int8-engine/lowp-int8-engine.csv: cuBLAS and the engine at
+ * 4096, the engine's cluster form at 8192, cuBLAS's column blocks at 16384,
+ * the forms gemm=auto picks); DGEMM: cuBLAS, median of 10 after 3 warm-ups.
+ * Memory passes are charged at 4.0 TB/s (the 4.8 TB/s datasheet HBM3e
+ * bandwidth derated to what streaming kernels reach), the ESC's block
+ * max-plus products at 8e12 per second (fitted to the guardrails times in
+ * results/h200/fp64-emulation/fp64-emulation.csv: 1.46 ms at 8192, 8.96 ms
+ * at 16384). tests/kernels/test_adp_arith.c checks the model against the
+ * measured times it was fitted to. */
+#define ADP_BYTES_PER_S 4.0e12
+#define ADP_ESC_OPS_PER_S 8.0e12
+
+/* The row of the table for a product of mnk multiply-adds: the nearest
+ * size by (mnk)^(1/3), compared as cubes so that host and device agree
+ * exactly (no cbrt). */
+MPB_HD void adp_rates(double mnk, double *int8_ops, double *dgemm_flops)
+{
+    if (mnk < 6144.0 * 6144.0 * 6144.0) {
+        *int8_ops = 1150e12;
+        *dgemm_flops = 59.5e12;
+    } else if (mnk < 12288.0 * 12288.0 * 12288.0) {
+        *int8_ops = 1290e12;
+        *dgemm_flops = 56.0e12;
+    } else {
+        *int8_ops = 1330e12;
+        *dgemm_flops = 52.8e12;
+    }
+}
+
+MPB_HD double adp_native_seconds(int64_t m, int64_t n, int64_t k)
+{
+    double r8, r64, mnk = (double)m * (double)n * (double)k;
+    adp_rates(mnk, &r8, &r64);
+    return 2.0 * mnk / r64;
+}
+
+/* The guardrails (paper §5.1), which every emulated call runs first: the
+ * scan reads A and B once (8 B per input element), the ESC does one
+ * max-plus per output entry and k-block. */
+MPB_HD double adp_guard_seconds(const struct adp_config *c)
+{
+    double inputs = (double)c->m * (double)c->k + (double)c->k * (double)c->n;
+    double blocks = (double)((c->k + c->block - 1) / c->block);
+    return 8.0 * inputs / ADP_BYTES_PER_S + (double)c->m * (double)c->n * blocks / ADP_ESC_OPS_PER_S;
+}
+
+/* Predicted seconds after the guardrails with s slices: s(s+1)/2 INT8
+ * GEMMs of 2mnk operations, slicing (8 B read + s B written per input
+ * element) and s accumulation passes (≈ 36 B per output entry). */
+MPB_HD double adp_emulated_seconds(int s, int64_t m, int64_t n, int64_t k)
+{
+    double r8, r64, mnk = (double)m * (double)n * (double)k;
+    adp_rates(mnk, &r8, &r64);
+    double inputs = (double)m * (double)k + (double)k * (double)n;
+    double bytes = inputs * (8.0 + s) + 36.0 * s * (double)m * (double)n;
+    return 0.5 * s * (s + 1) * 2.0 * mnk / r8 + bytes / ADP_BYTES_PER_S;
+}
+
+/* The same for the CRT engine with N moduli: N INT8 GEMMs, the residues
+ * (8 B read + N B written per input element) and the reconstruction (N
+ * INT32 planes read, C written: 4N + 8 B per output entry). */
+MPB_HD double adp_crt_seconds(int moduli, int64_t m, int64_t n, int64_t k)
+{
+    double r8, r64, mnk = (double)m * (double)n * (double)k;
+    adp_rates(mnk, &r8, &r64);
+    double inputs = (double)m * (double)k + (double)k * (double)n;
+    double bytes = inputs * (8.0 + moduli) + (4.0 * moduli + 8.0) * (double)m * (double)n;
+    return moduli * 2.0 * mnk / r8 + bytes / ADP_BYTES_PER_S;
+}
+
+/* Predicted seconds after the guardrails for W bits: the CRT engine where
+ * it runs (engine=crt and its moduli suffice), else the slice engine. */
+MPB_HD double adp_bits_seconds(const struct adp_config *c, int bits)
+{
+    int moduli = c->crt ? adp_crt_moduli(bits, c->k) : 0;
+    if (moduli)
+        return adp_crt_seconds(moduli, c->m, c->n, c->k);
+    return adp_emulated_seconds(adp_slices_for_bits(bits), c->m, c->n, c->k);
+}
+
+/* "Emulate when the predicted emulation time is below native time", once
+ * the guardrails have run: their cost is spent either way. */
+MPB_HD int adp_emulation_pays(const struct adp_config *c, int bits)
+{
+    return adp_bits_seconds(c, bits) < adp_native_seconds(c->m, c->n, c->k);
+}
+
+/* The fewest bits any data can need: dynamic bits are at least 53 + 1
+ * (ESC ≥ 1 for any nonzero product), fixed bits are what they are. */
+MPB_HD int adp_min_bits(const struct adp_config *c)
+{
+    return c->fixed_bits ? c->fixed_bits : 54;
+}
+
+/* decision=auto where the guardrails plus even the fewest bits lose to
+ * native DGEMM: native whatever the data, so the host decides before any
+ * kernel runs and the guardrails' cost is not paid. */
+MPB_HD int adp_native_by_shape(const struct adp_config *c)
+{
+    return c->fallback && c->auto_mode &&
+           adp_guard_seconds(c) + adp_bits_seconds(c, adp_min_bits(c)) >=
+               adp_native_seconds(c->m, c->n, c->k);
+}
+
 /* The decision rule. Special values always go native (the emulation has no
  * encoding for them); fallback=off keeps every other case emulated, with
  * min(53 + ESC, max_bits) bits or fixed_bits, unless the slice engine is
  * needed and cannot run (adp_slices_fit; k above 2^31/slices). decision=auto
- * predicts the slice engine's time (the crossover measured); the CRT
- * engine, which runs instead where its moduli suffice, does fewer INT8
- * products for every W, so auto errs toward native. `special` counts the
- * NaN, Inf and subnormal entries of A and B. */
+ * predicts the time of the engine that would run (adp_bits_seconds).
+ * `special` counts the NaN, Inf and subnormal entries of A and B. */
 MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int64_t special, int esc)
 {
     struct adp_decision d = {esc, 0, 0, 0, 1, ADP_NATIVE_SPECIAL, special};
@@ -296,7 +338,7 @@ MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int64_t specia
         return d;
     }
     int s = adp_slices_for_bits(bits);
-    if (c->fallback && c->auto_mode && !adp_emulation_pays(s, c->m, c->n, c->k)) {
+    if (c->fallback && c->auto_mode && !adp_emulation_pays(c, bits)) {
         d.reason = ADP_NATIVE_SPEED;
         return d;
     }

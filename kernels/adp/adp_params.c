@@ -193,8 +193,8 @@ static const char *reason_text(int reason)
     case ADP_NATIVE_BITS: return "native DGEMM: 53 + ESC bits exceed the limit";
     case ADP_NATIVE_SPEED: return "native DGEMM: decision=auto predicts native faster";
     case ADP_NATIVE_SHAPE:
-        return "native DGEMM: decision=auto predicts native faster even at the fewest slices "
-               "for this shape (no scan or ESC run)";
+        return "native DGEMM: decision=auto predicts native faster even at the fewest bits "
+               "any data can need for this shape (no scan or ESC run)";
     case ADP_NATIVE_LD:
         return "native DGEMM: the bits need the slice engine, whose INT8 GEMMs' leading dimension "
                "(slices x padded k) exceeds cuBLAS's int";

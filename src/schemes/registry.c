@@ -213,7 +213,7 @@ static const struct mpb_scheme ozaki2_int8_c = {
  * within the bound, not bit for bit (tests/kernels/test_adp_cuda.c checks
  * the emulated path bitwise). */
 static const struct mpb_scheme adp = {
-    .name = "adp", .family = "adp", .target = MPB_TARGET_FP64, .version = 2,
+    .name = "adp", .family = "adp", .target = MPB_TARGET_FP64, .version = 3,
     .help = "Automatic Dynamic Precision (Schwarz et al.): ESC picks the bits, NaN/Inf/subnormal "
             "and speed guardrails fall back to DGEMM; exact INT8 engine: CRT residues (engine=crt) "
             "or Ozaki-I unsigned slices; slices = CRT moduli or INT8 slices used",
@@ -322,7 +322,7 @@ static const struct mpb_scheme ozaki1_int8_z = {
 };
 
 static const struct mpb_scheme adp_z = {
-    .name = "adp_z", .family = "adp", .target = MPB_TARGET_FP64, .field = MPB_FIELD_COMPLEX, .version = 1,
+    .name = "adp_z", .family = "adp", .target = MPB_TARGET_FP64, .field = MPB_FIELD_COMPLEX, .version = 2,
     .help = "adp for complex FP64 (ZGEMM), 4M: one adp product of the real embedding "
             "[Ar -Ai; Ai Ar]*[Br; Bi] (2m x n x 2k); its fallback is DGEMM on that embedding",
     .params = mpb_adp_params, .n_params = MPB_ADP_N_PARAMS,

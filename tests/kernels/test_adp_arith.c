@@ -6,9 +6,11 @@
  *    random data with zeros and wide exponent spreads and on Test 2 data,
  *    for several block lengths; block = 1 gives the exact ESC; the paper's
  *    rule with zeros left out of the block minimum would not be safe;
- *  - the decision rule and the crossover heuristic. */
+ *  - the decision rule, the slice engine's crossover, and decision=auto's
+ *    time model of the CRT engine against the H200 times it was fitted to. */
 #include <math.h>
 #include <mpfr.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -206,19 +208,69 @@ static void test_decision(void)
     CHECK(d.native && d.reason == ADP_NATIVE_BITS, "fixed_bits=55 with 56 needed falls back");
     d = adp_decide(&c, 0, 2);
     CHECK(!d.native && d.bits == 55, "fixed_bits=55 with 55 needed emulates");
-    /* H200 crossover: INT8 ≈ 1290 TOP/s vs DGEMM ≈ 56 TFLOP/s, so 28 INT8
-     * GEMMs (7 slices) never pay; 3 slices (6 GEMMs) do at large sizes. */
+    /* The slice engine's crossover (engine=slices) on an H200: 28 INT8
+     * GEMMs (7 slices, the fewest) never pay against DGEMM. */
     c.fixed_bits = 0;
     c.auto_mode = 1;
+    c.crt = 0;
     for (int64_t n = 1024; n <= 16384; n *= 2) {
-        CHECK(!adp_emulation_pays(7, n, n, n), "n=%lld: 7 slices predicted faster than DGEMM",
-              (long long)n);
         c.m = c.n = c.k = n;
-        CHECK(adp_native_by_shape(&c), "n=%lld: auto must decide native by shape", (long long)n);
+        CHECK(!adp_emulation_pays(&c, 54), "n=%lld: 7 slices predicted faster than DGEMM",
+              (long long)n);
+        CHECK(adp_native_by_shape(&c), "n=%lld: slices: auto must decide native by shape",
+              (long long)n);
     }
-    CHECK(adp_emulation_pays(3, 16384, 16384, 16384), "3 slices should beat DGEMM at 16384");
-    CHECK(adp_emulated_seconds(8, 8192, 8192, 8192) > adp_emulated_seconds(7, 8192, 8192, 8192),
+    c.m = c.n = c.k = 8192;
+    CHECK(adp_bits_seconds(&c, 64) > adp_bits_seconds(&c, 54),
           "predicted time must grow with the slices");
+}
+
+/* The CRT engine's model against the H200 times it was fitted to
+ * (results/h200/fp64-emulation/fp64-emulation.csv, build e267b3f: adp
+ * decision=eager engine=crt and dgemm, median of 5; the W that eager's ESC
+ * chose): the prediction (guardrails + engine) within 15% of the measured
+ * time, and auto's choice the faster one on every case. */
+static void test_crt_model(void)
+{
+    static const struct {
+        int64_t n;
+        int bits;
+        double eager_ms, dgemm_ms;
+    } measured[] = {
+        {4096, 64, 2.786, 2.239},    {4096, 81, 3.265, 2.242},
+        {8192, 64, 18.444, 19.449},  {8192, 81, 20.981, 18.436},
+        {16384, 65, 136.676, 159.400}, {16384, 82, 170.014, 165.538},
+    };
+    struct adp_config c = {.max_bits = 200, .fallback = 1, .auto_mode = 1, .block = 64, .crt = 1};
+    for (size_t i = 0; i < sizeof measured / sizeof measured[0]; i++) {
+        c.m = c.n = c.k = measured[i].n;
+        double predicted = 1e3 * (adp_guard_seconds(&c) + adp_bits_seconds(&c, measured[i].bits));
+        double ratio = predicted / measured[i].eager_ms;
+        CHECK(ratio > 0.85 && ratio < 1.15, "n=%lld W=%d: predicted %.2f ms, measured %.2f",
+              (long long)c.m, measured[i].bits, predicted, measured[i].eager_ms);
+        double native = 1e3 * adp_native_seconds(c.m, c.n, c.k);
+        CHECK(fabs(native / measured[i].dgemm_ms - 1.0) < 0.1, "n=%lld: DGEMM predicted %.2f ms, "
+              "measured %.2f", (long long)c.m, native, measured[i].dgemm_ms);
+        struct adp_decision d = adp_decide(&c, 0, measured[i].bits - 53);
+        bool emulation_faster = measured[i].eager_ms < measured[i].dgemm_ms;
+        if (!adp_native_by_shape(&c))
+            CHECK(d.native != emulation_faster, "n=%lld W=%d: auto chose %s, the slower",
+                  (long long)c.m, measured[i].bits, d.native ? "native" : "emulation");
+        else
+            CHECK(!emulation_faster, "n=%lld: native by shape, but emulation measured faster",
+                  (long long)c.m);
+    }
+    /* Where the shape decides: 4096 and below native without guardrails,
+     * 8192 and 16384 worth the guardrails (the fewest moduli beat DGEMM). */
+    for (int64_t n = 1024; n <= 16384; n *= 2) {
+        c.m = c.n = c.k = n;
+        CHECK(adp_native_by_shape(&c) == (n <= 4096), "n=%lld: native by shape is %d",
+              (long long)n, adp_native_by_shape(&c));
+    }
+    /* Few k: the reconstruction's passes over C outweigh the products. */
+    c.m = c.n = 16384;
+    c.k = 256;
+    CHECK(adp_native_by_shape(&c), "k=256: the passes over C must decide native");
 }
 
 int main(void)
@@ -228,5 +280,6 @@ int main(void)
     test_esc_test2();
     test_esc_zero_counterexample();
     test_decision();
+    test_crt_model();
     return check_report("test_adp_arith");
 }

@@ -11,6 +11,9 @@
  *  - NaN/Inf in A, and decision=auto: fallback 1 and bitwise cublasDgemm's
  *    output (the native scheme on the same data); the note counts the 2
  *    special entries;
+ *  - decision=auto at 8192, where its guardrails run: bitwise eager's output
+ *    on narrow-range data (emulated), cublasDgemm's on wide-range data (the
+ *    time model's fallback);
  *  - on an sm_90a GPU, gemm=engine (the CRT products in one launch of the
  *    engine's INT8 GEMM per count of moduli): bitwise the host model and
  *    gemm=calls on awkward shapes up to k = 131071, at 25 moduli (two
@@ -132,6 +135,41 @@ static void check_native(struct mpb_cuda_env *env, int64_t nn, bool with_nan, co
     free(a), free(b), free(c), free(r);
 }
 
+/* decision=auto at a size where the guardrails run (not native by shape on
+ * an H200: adp_native_by_shape): on narrow-range data it emulates with
+ * eager's bits, on wide-range data its time model picks cublasDgemm. */
+static void check_auto(struct mpb_cuda_env *env, int64_t nn, const double *automatic,
+                       const double *eager)
+{
+    struct adp_config cfg = mpb_adp_config(automatic, &(struct mpb_gemm){.m = nn, .n = nn, .k = nn});
+    if (adp_native_by_shape(&cfg)) {
+        printf("auto     %5lld  native by shape: nothing to check at this size\n", (long long)nn);
+        return;
+    }
+    const int64_t count = nn * nn;
+    for (int spread = 0; spread <= 20; spread += 20) {
+        double *a = matrix(count, spread), *b = matrix(count, spread);
+        double *c = malloc(sizeof *c * (size_t)count), *r = malloc(sizeof *r * (size_t)count);
+        struct mpb_scheme_info ai, ri;
+        const bool wide = spread > 0;
+        if (run_gpu(env, &mpb_adp_cuda, automatic, nn, nn, nn, a, b, c, &ai) &&
+            run_gpu(env, wide ? &mpb_dgemm_cuda : &mpb_adp_cuda, wide ? NULL : eager, nn, nn, nn, a,
+                    b, r, &ri)) {
+            CHECK(ai.fallback == wide, "auto n=%lld spread %d: fallback %d (%s)", (long long)nn,
+                  spread, ai.fallback, ai.note);
+            CHECK(!wide || strstr(ai.note, "predicts native faster") != NULL,
+                  "auto n=%lld spread %d: not the time model's fallback: %s", (long long)nn, spread,
+                  ai.note);
+            CHECK(memcmp(c, r, sizeof *c * (size_t)count) == 0,
+                  "auto n=%lld spread %d: output differs from %s", (long long)nn, spread,
+                  wide ? "cublasDgemm" : "decision=eager");
+            printf("auto     %5lld  spread %2d  [%s] %s\n", (long long)nn, spread, ai.settings,
+                   ai.note);
+        }
+        free(a), free(b), free(c), free(r);
+    }
+}
+
 int main(void)
 {
     char why[256];
@@ -162,6 +200,7 @@ int main(void)
     check_emulated(env, 5, 3, 140000, 60, crt, false); /* the same above ADP_MAX_TERMS */
     check_native(env, 200, true, crt);
     check_native(env, 512, false, automatic);
+    check_auto(env, 8192, automatic, crt);
     const struct mpb_device_info *dev = mpb_cuda_device(env);
     if (dev->cc_major == 9 && dev->cc_minor == 0) {
         static const int64_t engine_shapes[][3] = {{1, 1, 1},       {7, 7, 7},     {33, 31, 129}, {127, 127, 127},
