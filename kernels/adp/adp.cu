@@ -54,8 +54,9 @@
  * to the note.
  *
  * decision=auto with a shape where the guardrails and even the fewest bits
- * lose to DGEMM (adp_native_by_shape; on an H200 every square shape up to
- * 4096) skips all of this: run() is one cublasDgemm. */
+ * lose to DGEMM, or whose working set is too large (mpb_adp_shape_decision;
+ * on an H200 every square shape up to 4096 and from 20480) skips all of
+ * this: run() is one cublasDgemm. */
 #include "adp/adp.h"
 
 #include <stdio.h>
@@ -1148,8 +1149,9 @@ static enum mpb_status adp_setup(struct mpb_cuda_env *env, const struct mpb_gemm
     s->g = g;
     s->cfg = mpb_adp_config(params, g);
     s->cfg.gemm_engine = mpb_adp_gemm_engine_used(params, g, mpb_cuda_device(env));
-    s->by_shape = adp_native_by_shape(&s->cfg);
-    s->host_decision = (struct adp_decision){0, 0, 0, 0, 1, ADP_NATIVE_SHAPE, 0};
+    const int shape_reason = mpb_adp_shape_decision(params, g);
+    s->by_shape = shape_reason != ADP_EMULATED;
+    s->host_decision = (struct adp_decision){0, 0, 0, 0, 1, shape_reason, 0};
     enum mpb_status r = handle_create(env, s);
     if (r == MPB_STATUS_OK && !s->by_shape)
         r = build_all(env, s);

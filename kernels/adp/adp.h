@@ -83,6 +83,20 @@ bool mpb_adp_check(const double *params, const struct mpb_gemm *g,
 bool mpb_adp_gemm_engine_used(const double *params, const struct mpb_gemm *g,
                               const struct mpb_device_info *dev);
 
+/* decision=auto's working-set limit: it runs DGEMM by shape where the
+ * emulated path would need more device memory than this beyond A, B and C
+ * (60 GiB: n = 16384 needs 43 GB and fits an 80 GB H100 beside its
+ * operands; 20480 would need 67 GB). A fixed number, not the device's, so
+ * that the host model and every GPU decide alike. */
+#define ADP_AUTO_WORKSPACE_BYTES ((size_t)60 << 30)
+
+/* What decision=auto decides before any kernel runs: ADP_NATIVE_SHAPE where
+ * the time model says native even at the fewest bits (adp_native_by_shape),
+ * ADP_NATIVE_MEMORY where the emulated path's working set exceeds
+ * ADP_AUTO_WORKSPACE_BYTES, else ADP_EMULATED (the data decide; eager
+ * always). */
+int mpb_adp_shape_decision(const double *params, const struct mpb_gemm *g);
+
 /* The most CRT moduli any decision of this config can pick (0 when
  * engine=slices). */
 int mpb_adp_moduli_max(const struct adp_config *c);

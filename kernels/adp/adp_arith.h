@@ -52,6 +52,8 @@ enum adp_reason {
                              any data could need; scan and ESC skipped */
     ADP_NATIVE_LD,        /* the slice engine was needed, but its INT8 GEMMs' leading
                              dimension (slices·k) exceeds cuBLAS's int */
+    ADP_NATIVE_MEMORY,    /* decision=auto: the emulated path's working set exceeds
+                             ADP_AUTO_WORKSPACE_BYTES; scan and ESC skipped */
 };
 
 /* The knobs, as the kernels and the host model need them. */

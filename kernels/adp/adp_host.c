@@ -259,9 +259,10 @@ enum mpb_status mpb_adp_host_split(const struct mpb_gemm *g, const double *param
 {
     struct adp_config cfg = mpb_adp_config(params, g);
     struct adp_gemm_plan plan = adp_gemm_plan_for(g->k, most);
-    struct adp_decision d = {0, 0, 0, 0, 1, ADP_NATIVE_SHAPE, 0};
+    const int shape_reason = mpb_adp_shape_decision(params, g);
+    struct adp_decision d = {0, 0, 0, 0, 1, shape_reason, 0};
     enum mpb_status st = MPB_STATUS_OK;
-    if (!adp_native_by_shape(&cfg)) {
+    if (shape_reason == ADP_EMULATED) {
         struct adp_scan sc = {0};
         if (!scan_alloc(&sc, g->m, g->n, (g->k + cfg.block - 1) / cfg.block)) {
             scan_free(&sc);

@@ -126,17 +126,15 @@ int mpb_adp_moduli_max(const struct adp_config *c)
     return most;
 }
 
-/* Mirrors adp_host.c (scan summaries, then the slices or residues of the
+/* The bytes of the emulated path beyond A, B and C, whatever the decision:
+ * mirrors adp_host.c (scan summaries, then the slices or residues of the
  * most planes a decision can pick) and adp.cu's buffers_alloc (int8 planes
  * over the padded k, INT32 planes, the accumulator's low parts, summaries,
- * cuBLAS's workspace); nothing but the workspace when decision=auto decides
- * native from the shape alone. */
-size_t mpb_adp_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
+ * cuBLAS's workspace). */
+static size_t emulation_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
 {
     struct adp_config c = mpb_adp_config(params, g);
     size_t bytes = on_device ? ADP_WORKSPACE_BYTES + 65536 : 0;
-    if (adp_native_by_shape(&c))
-        return bytes;
     int smax = c.slices_unfit ? 0 : slices_max(params), nmax = mpb_adp_moduli_max(&c);
     int planes = adp_imax(smax, nmax);
     int64_t vecs = g->m + g->n, blocks = (g->k + c.block - 1) / c.block;
@@ -151,6 +149,25 @@ size_t mpb_adp_workspace(const double *params, const struct mpb_gemm *g, bool on
     int64_t ldc = (g->m + 15) / 16 * 16;
     bytes = mpb_size_add(bytes, mpb_size_mul(mpb_size_matrix(ldc, g->n, sizeof(int32_t)), (size_t)products));
     return mpb_size_add(bytes, mpb_size_matrix(g->m, g->n, sizeof(double)));
+}
+
+int mpb_adp_shape_decision(const double *params, const struct mpb_gemm *g)
+{
+    struct adp_config c = mpb_adp_config(params, g);
+    if (adp_native_by_shape(&c))
+        return ADP_NATIVE_SHAPE;
+    if (c.auto_mode && c.fallback && emulation_workspace(params, g, true) > ADP_AUTO_WORKSPACE_BYTES)
+        return ADP_NATIVE_MEMORY;
+    return ADP_EMULATED;
+}
+
+/* Nothing but cuBLAS's workspace when decision=auto decides native from the
+ * shape alone. */
+size_t mpb_adp_workspace(const double *params, const struct mpb_gemm *g, bool on_device)
+{
+    if (mpb_adp_shape_decision(params, g) != ADP_EMULATED)
+        return on_device ? ADP_WORKSPACE_BYTES + 65536 : 0;
+    return emulation_workspace(params, g, on_device);
 }
 
 /* Bound. Row i of A is held with W ≥ 53 + ESC bits below 2^E_i, E_i ≤ e_i + 2
@@ -195,6 +212,9 @@ static const char *reason_text(int reason)
     case ADP_NATIVE_SHAPE:
         return "native DGEMM: decision=auto predicts native faster even at the fewest bits "
                "any data can need for this shape (no scan or ESC run)";
+    case ADP_NATIVE_MEMORY:
+        return "native DGEMM: decision=auto: the emulated path would need more than 60 GiB of "
+               "working memory for this shape (no scan or ESC run)";
     case ADP_NATIVE_LD:
         return "native DGEMM: the bits need the slice engine, whose INT8 GEMMs' leading dimension "
                "(slices x padded k) exceeds cuBLAS's int";
@@ -205,7 +225,7 @@ static const char *reason_text(int reason)
 void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
                       struct mpb_scheme_info *info)
 {
-    bool skipped = d->reason == ADP_NATIVE_SHAPE;
+    bool skipped = d->reason == ADP_NATIVE_SHAPE || d->reason == ADP_NATIVE_MEMORY;
     char esc[32] = "skipped";
     if (!skipped)
         snprintf(esc, sizeof esc, "%d", d->esc);

@@ -136,13 +136,12 @@ static void check_native(struct mpb_cuda_env *env, int64_t nn, bool with_nan, co
 }
 
 /* decision=auto at a size where the guardrails run (not native by shape on
- * an H200: adp_native_by_shape): on narrow-range data it emulates with
+ * an H200: mpb_adp_shape_decision): on narrow-range data it emulates with
  * eager's bits, on wide-range data its time model picks cublasDgemm. */
 static void check_auto(struct mpb_cuda_env *env, int64_t nn, const double *automatic,
                        const double *eager)
 {
-    struct adp_config cfg = mpb_adp_config(automatic, &(struct mpb_gemm){.m = nn, .n = nn, .k = nn});
-    if (adp_native_by_shape(&cfg)) {
+    if (mpb_adp_shape_decision(automatic, &(struct mpb_gemm){.m = nn, .n = nn, .k = nn}) != ADP_EMULATED) {
         printf("auto     %5lld  native by shape: nothing to check at this size\n", (long long)nn);
         return;
     }
