@@ -1,12 +1,13 @@
 #!/usr/bin/python3
 """Markdown tables of an emulation benchmark (results/h200/fp64-emulation/README.md).
 
-Usage: /usr/bin/python3 scripts/emulation_table.py RESULTS.csv LOWP.csv
+Usage: /usr/bin/python3 scripts/emulation_table.py RESULTS.csv [LOWP.csv]
        /usr/bin/python3 scripts/emulation_table.py --energy RESULTS.csv
 
 RESULTS.csv is an mpbench run CSV holding the native GEMM of the target
 (dgemm or sgemm) beside the emulation schemes, measured in the same run;
-LOWP.csv is bench_lowp_gemm's output from the same session. For every case:
+LOWP.csv is bench_lowp_gemm's output from the same session (without it the
+efficiency column is left empty). For every case:
 TFLOP/s, the ratio to the native GEMM on the same case, err_fro_rel (and the
 native's), the grade, the phase split, and the efficiency
 P · t(one low-precision GEMM of that size) / t(scheme),
@@ -98,13 +99,13 @@ def main():
     if len(args) == 2 and args[0] == '--energy':
         energy_table([r for r in csv.DictReader(open(args[1], newline='')) if r['status'] == 'ok'])
         return
-    if len(args) != 2 or args[0].startswith('--'):
+    if len(args) not in (1, 2) or any(a.startswith('--') for a in args):
         sys.exit(__doc__)
-    rows = [r for r in csv.DictReader(open(sys.argv[1], newline='')) if r['status'] == 'ok']
+    rows = [r for r in csv.DictReader(open(args[0], newline='')) if r['status'] == 'ok']
     # t(one GEMM): the fastest way plain cuBLAS computes that product, i.e.
     # for INT8 also in column blocks (one call is 15% slower at 16384).
     lowp = {}
-    for r in csv.DictReader(open(sys.argv[2], newline='')):
+    for r in csv.DictReader(open(args[1], newline='')) if len(args) == 2 else ():
         key = (r['path'], int(r['n']), r.get('warm') or 'burst')
         lowp[key] = min(lowp.get(key, float('inf')), number(r['ms_median']))
     print('| n | data | scheme | params | ms | TFLOP/s | × native | err_fro_rel (native) | grade '

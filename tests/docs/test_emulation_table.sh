@@ -1,5 +1,6 @@
 #!/bin/sh
-# scripts/emulation_table.py --energy on a small run CSV: per case the native GEMM
+# scripts/emulation_table.py on small run CSVs: the speed table without the
+# yardstick file (× native, phases, no efficiency); --energy: per case the native GEMM
 # and the schemes at native accuracy (err_fro_rel <= the native's), most GFLOP/s per
 # watt first; a scheme less accurate than the native and a row without energy left
 # out; a case without the native's energy not tabled; bad usage exits 1.
@@ -34,7 +35,18 @@ grep -qxF '| 64 | phi=1 | `best_good` | x=3 | 2.00 | 2.0e-06 (2.0e-06) | 650 | 0
 grep -qxF '| 64 | phi=1 | `sgemm` | — | 1.00 | 2.0e-06 | 600 | 1.20 | 80.0 | 1.00 |' "$tmp/out.md" \
     || { fail "--energy: the native's row"; cat "$tmp/out.md"; }
 
-for args in "--energy" "--energy $tmp/run.csv extra" "--power $tmp/run.csv"; do
+# Without LOWP.csv: the speed table, × native from the same run, no efficiency.
+cat >"$tmp/speed.csv" <<'CSV'
+scheme,params,target,m,n,k,gen_params,time_ms_median,tflops,err_fro_rel,grade,status,split_ms,gemm_ms,accum_ms,slices,settings
+dgemm,,fp64,64,64,64,phi=1,2.0,0.26,4.0e-15,A,ok,,2.0,,,
+ozaki2_int8,moduli=15,fp64,64,64,64,phi=1,1.0,0.52,5.0e-16,A,ok,0.1,0.8,0.1,15,moduli=15 mode=fast
+CSV
+$table "$tmp/speed.csv" >"$tmp/speed.md" 2>"$tmp/err" || fail "without LOWP.csv: exit $?: $(cat "$tmp/err")"
+# shellcheck disable=SC2016 # the backquotes are Markdown's
+grep -qxF '| 64 | phi=1 | `ozaki2_int8` | moduli=15 | 1.0 | 0.5 | 2.00 | 5.0e-16 (4.0e-15) | A | 0.1 / 0.8 / 0.1 | 15 | — |' \
+    "$tmp/speed.md" || { fail "without LOWP.csv: ozaki2_int8's row"; cat "$tmp/speed.md"; }
+
+for args in "--energy" "--energy $tmp/run.csv extra" "--power $tmp/run.csv" "$tmp/speed.csv a b"; do
     # shellcheck disable=SC2086 # the words are the arguments
     $table $args >/dev/null 2>&1
     st=$?
