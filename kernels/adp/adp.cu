@@ -233,15 +233,19 @@ __device__ static int esc_offset(int q, int e)
  * 128×128 tile of (i, j) per 256 threads, 8×8 entries each (esc_offset):
  * per block of k, four 16-byte shared loads feed 64 DPX operations (16
  * 4-byte loads took 0.90 ms at n = 8192 on the H200, these 0.84; ncu); the
- * max of adp_esc_of over the tile goes to dev->esc by atomicMax. */
+ * max of adp_esc_of over the tile goes to dev->esc by atomicMax. Rows from
+ * `row0` (the sampled rows, then the others); a launch over the others
+ * returns at once where the sampled rows' decision stands (sampled). */
 __global__ static void __launch_bounds__(256)
     adp_esc(const uint32_t *sx, const uint32_t *sy, const unsigned long long *amax,
-            const unsigned long long *bmax, int64_t m, int64_t n, int64_t blocks,
+            const unsigned long long *bmax, int64_t row0, int64_t m, int64_t n, int64_t blocks,
             struct adp_dev *dev)
 {
+    if (dev->decision.sampled)
+        return;
     __shared__ __align__(16) uint32_t xs[ESC_CHUNK][ESC_TILE], ys[ESC_CHUNK][ESC_TILE];
     int tx = threadIdx.x % 16, ty = threadIdx.x / 16;
-    int64_t i0 = (int64_t)blockIdx.y * ESC_TILE, j0 = (int64_t)blockIdx.x * ESC_TILE;
+    int64_t i0 = row0 + (int64_t)blockIdx.y * ESC_TILE, j0 = (int64_t)blockIdx.x * ESC_TILE;
     uint32_t acc[8][8];
     for (int r = 0; r < 8; r++)
         for (int c = 0; c < 8; c++)
@@ -286,11 +290,23 @@ __global__ static void __launch_bounds__(256)
         atomicMax(&dev->esc, worst);
 }
 
-/* One thread: the decision (when `decide`), then every handle of `hs`. */
+/* One thread: the decision on the sampled rows' ESC, kept (sampled) where
+ * it is native already (ADP_ESC_SAMPLE_ROWS). */
+__global__ static void adp_sample_decide_kernel(struct adp_config cfg, struct adp_dev *dev)
+{
+    struct adp_decision d = adp_decide(&cfg, (int64_t)dev->special, dev->esc);
+    if (d.native) {
+        d.sampled = 1;
+        dev->decision = d;
+    }
+}
+
+/* One thread: the decision (when `decide` and the sampled rows' did not
+ * stand), then every handle of `hs`. */
 __global__ static void adp_decide_kernel(struct adp_config cfg, struct adp_dev *dev,
                                          struct adp_handles hs, int decide)
 {
-    if (decide)
+    if (decide && !dev->decision.sampled)
         dev->decision = adp_decide(&cfg, (int64_t)dev->special, dev->esc);
     struct adp_decision d = dev->decision;
     for (int t = 0; t < hs.count; t++) {
@@ -528,10 +544,19 @@ static enum mpb_status enqueue_scan_esc(struct mpb_cuda_env *env, struct adp_sta
     adp_scan_b<<<grid_for(g->n * s->blocks * 32, 256), 256, 0, st>>>(
         (const double *)g->b, g->n, g->k, s->cfg.block, s->blocks, s->sy, s->bmax, s->dev);
     MPB_LAUNCH_CHECK(env);
-    dim3 tiles((unsigned)((g->n + ESC_TILE - 1) / ESC_TILE),
-               (unsigned)((g->m + ESC_TILE - 1) / ESC_TILE));
-    adp_esc<<<tiles, 256, 0, st>>>(s->sx, s->sy, s->amax, s->bmax, g->m, g->n, s->blocks, s->dev);
+    /* the sampled rows (one tile row), their decision, then the other rows */
+    const int64_t sample = g->m < ADP_ESC_SAMPLE_ROWS ? g->m : ADP_ESC_SAMPLE_ROWS;
+    const unsigned col_tiles = (unsigned)((g->n + ESC_TILE - 1) / ESC_TILE);
+    adp_esc<<<dim3(col_tiles, (unsigned)((sample + ESC_TILE - 1) / ESC_TILE)), 256, 0, st>>>(
+        s->sx, s->sy, s->amax, s->bmax, 0, sample, g->n, s->blocks, s->dev);
     MPB_LAUNCH_CHECK(env);
+    if (sample < g->m) {
+        adp_sample_decide_kernel<<<1, 1, 0, st>>>(s->cfg, s->dev);
+        MPB_LAUNCH_CHECK(env);
+        adp_esc<<<dim3(col_tiles, (unsigned)((g->m - sample + ESC_TILE - 1) / ESC_TILE)), 256, 0, st>>>(
+            s->sx, s->sy, s->amax, s->bmax, sample, g->m, g->n, s->blocks, s->dev);
+        MPB_LAUNCH_CHECK(env);
+    }
     adp_decide_kernel<<<1, 1, 0, st>>>(s->cfg, s->dev, *hs, 1);
     MPB_LAUNCH_CHECK(env);
     return MPB_STATUS_OK;
@@ -1151,7 +1176,7 @@ static enum mpb_status adp_setup(struct mpb_cuda_env *env, const struct mpb_gemm
     s->cfg.gemm_engine = mpb_adp_gemm_engine_used(params, g, mpb_cuda_device(env));
     const int shape_reason = mpb_adp_shape_decision(params, g);
     s->by_shape = shape_reason != ADP_EMULATED;
-    s->host_decision = (struct adp_decision){0, 0, 0, 0, 1, shape_reason, 0};
+    s->host_decision = (struct adp_decision){0, 0, 0, 0, 1, shape_reason, 0, 0};
     enum mpb_status r = handle_create(env, s);
     if (r == MPB_STATUS_OK && !s->by_shape)
         r = build_all(env, s);

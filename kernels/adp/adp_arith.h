@@ -78,6 +78,8 @@ struct adp_decision {
     int native;  /* 1 when native DGEMM ran */
     int reason;  /* enum adp_reason */
     int64_t special; /* NaN, Inf and subnormal entries the scan found in A and B */
+    int sampled; /* 1: esc covers the first ADP_ESC_SAMPLE_ROWS rows of A only, whose
+                    decision was already native (adp_decide) */
 };
 
 MPB_HD int adp_imax(int a, int b)
@@ -322,6 +324,17 @@ MPB_HD int adp_native_by_shape(const struct adp_config *c)
                adp_native_seconds(c->m, c->n, c->k);
 }
 
+/* The ESC is computed over the first ADP_ESC_SAMPLE_ROWS rows of A (one ESC
+ * tile of the GPU) before the others: a lower bound of the whole ESC. Where
+ * adp_decide on it is native already, it stands, and the other rows are not
+ * computed (the guardrails then cost the scan and ADP_ESC_SAMPLE_ROWS/m of
+ * the ESC): every native reason holds at any larger ESC. Special values do
+ * not depend on it; the bits 53 + ESC only grow with it, so they stay past
+ * max_bits, and adp_bits_seconds grows with the bits (more moduli; past the
+ * CRT engine's reach the slice engine's s(s+1)/2 products, or its unfit
+ * leading dimension), so auto's prediction stays native. */
+#define ADP_ESC_SAMPLE_ROWS 128
+
 /* The decision rule. Special values always go native (the emulation has no
  * encoding for them); fallback=off keeps every other case emulated, with
  * min(53 + ESC, max_bits) bits or fixed_bits, unless the slice engine is
@@ -330,7 +343,7 @@ MPB_HD int adp_native_by_shape(const struct adp_config *c)
  * `special` counts the NaN, Inf and subnormal entries of A and B. */
 MPB_HD struct adp_decision adp_decide(const struct adp_config *c, int64_t special, int esc)
 {
-    struct adp_decision d = {esc, 0, 0, 0, 1, ADP_NATIVE_SPECIAL, special};
+    struct adp_decision d = {esc, 0, 0, 0, 1, ADP_NATIVE_SPECIAL, special, 0};
     if (special)
         return d;
     int needed = 53 + esc;

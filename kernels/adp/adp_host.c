@@ -95,11 +95,12 @@ static void scan_run(const struct mpb_gemm *g, int block, struct adp_scan *s)
                     &s->ymin[j], g->n);
 }
 
-static int esc_run(const struct mpb_gemm *g, const struct adp_scan *s)
+/* The ESC over rows i0 … i1 − 1 of A. */
+static int esc_run(const struct mpb_gemm *g, const struct adp_scan *s, int64_t i0, int64_t i1)
 {
     int esc = 0;
     for (int64_t j = 0; j < g->n; j++)
-        for (int64_t i = 0; i < g->m; i++) {
+        for (int64_t i = i0; i < i1; i++) {
             int z = 2 * ADP_EXP_NONE;
             for (int64_t beta = 0; beta < s->blocks; beta++)
                 z = adp_imax(z, adp_block_estimate(s->xmax[beta * g->m + i], s->xmin[beta * g->m + i],
@@ -260,7 +261,7 @@ enum mpb_status mpb_adp_host_split(const struct mpb_gemm *g, const double *param
     struct adp_config cfg = mpb_adp_config(params, g);
     struct adp_gemm_plan plan = adp_gemm_plan_for(g->k, most);
     const int shape_reason = mpb_adp_shape_decision(params, g);
-    struct adp_decision d = {0, 0, 0, 0, 1, shape_reason, 0};
+    struct adp_decision d = {0, 0, 0, 0, 1, shape_reason, 0, 0};
     enum mpb_status st = MPB_STATUS_OK;
     if (shape_reason == ADP_EMULATED) {
         struct adp_scan sc = {0};
@@ -270,7 +271,14 @@ enum mpb_status mpb_adp_host_split(const struct mpb_gemm *g, const double *param
             return MPB_STATUS_ERROR;
         }
         scan_run(g, cfg.block, &sc);
-        d = adp_decide(&cfg, sc.special, esc_run(g, &sc));
+        /* the sampled rows first (ADP_ESC_SAMPLE_ROWS), as the GPU does */
+        int64_t sample = g->m < ADP_ESC_SAMPLE_ROWS ? g->m : ADP_ESC_SAMPLE_ROWS;
+        int esc = esc_run(g, &sc, 0, sample);
+        d = adp_decide(&cfg, sc.special, esc);
+        if (sample < g->m && d.native)
+            d.sampled = 1;
+        else if (sample < g->m)
+            d = adp_decide(&cfg, sc.special, adp_imax(esc, esc_run(g, &sc, sample, g->m)));
         if (!d.native)
             st = d.moduli ? emulate_crt(g, &sc, d.bits, d.moduli, &plan, info)
                           : emulate(g, &sc, d.slices, &plan, info);

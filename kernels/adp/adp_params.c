@@ -226,11 +226,11 @@ void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
                       struct mpb_scheme_info *info)
 {
     bool skipped = d->reason == ADP_NATIVE_SHAPE || d->reason == ADP_NATIVE_MEMORY;
-    char esc[32] = "skipped";
+    char esc[32] = "esc=skipped"; /* esc>=: the sampled rows' ESC, a lower bound */
     if (!skipped)
-        snprintf(esc, sizeof esc, "%d", d->esc);
+        snprintf(esc, sizeof esc, "esc%s%d", d->sampled ? ">=" : "=", d->esc);
     snprintf(info->settings, sizeof info->settings,
-             "max_bits=%d fallback=%s decision=%s block=%d fixed_bits=%d engine=%s gemm=%s esc=%s bits=%d",
+             "max_bits=%d fallback=%s decision=%s block=%d fixed_bits=%d engine=%s gemm=%s %s bits=%d",
              c->max_bits, c->fallback ? "on" : "off", c->auto_mode ? "auto" : "eager", c->block,
              c->fixed_bits, c->crt ? "crt" : "slices", c->gemm_engine ? "engine" : "calls", esc, d->bits);
     info->slices = d->moduli ? d->moduli : d->slices;
@@ -249,8 +249,13 @@ void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
         snprintf(info->note, sizeof info->note,
                  "emulated: %d bits = %d INT8 slices, %d slice-pair products; ESC %d",
                  d->bits, d->slices, d->slices * (d->slices + 1) / 2, d->esc);
-    struct adp_gemm_plan plan = adp_gemm_plan_for(c->k, ADP_MAX_TERMS);
     size_t used = strlen(info->note);
+    if (d->sampled && used + 1 < sizeof info->note)
+        snprintf(info->note + used, sizeof info->note - used,
+                 " (decided on the ESC of the first %d rows of A, a lower bound; the other rows' "
+                 "not computed)", ADP_ESC_SAMPLE_ROWS);
+    struct adp_gemm_plan plan = adp_gemm_plan_for(c->k, ADP_MAX_TERMS);
+    used = strlen(info->note);
     if (!d->native && plan.chunks > 1 && used + 1 < sizeof info->note)
         snprintf(info->note + used, sizeof info->note - used,
                  "; k split into %lld chunks of at most %lld (INT32-exact), one INT8 GEMM per "

@@ -11,6 +11,9 @@
  *  - NaN/Inf in A, and decision=auto: fallback 1 and bitwise cublasDgemm's
  *    output (the native scheme on the same data); the note counts the 2
  *    special entries;
+ *  - 53 + ESC past max_bits in one row: decided on the sampled rows' ESC
+ *    when the row is one of them, on the whole ESC otherwise; the settings
+ *    the host model's, the output cublasDgemm's;
  *  - decision=auto at 8192, where its guardrails run: bitwise eager's output
  *    on narrow-range data (emulated), cublasDgemm's on wide-range data (the
  *    time model's fallback);
@@ -135,6 +138,37 @@ static void check_native(struct mpb_cuda_env *env, int64_t nn, bool with_nan, co
     free(a), free(b), free(c), free(r);
 }
 
+/* A row of A with 2^150 against columns of B with 2^150 two places on: 53 +
+ * ESC past max_bits in that row alone. In a sampled row (the first
+ * ADP_ESC_SAMPLE_ROWS) the sampled ESC decides (esc>=), past them the whole
+ * ESC does; either way native, the settings the host model's, the output
+ * cublasDgemm's. */
+static void check_wide_row(struct mpb_cuda_env *env, int64_t wide_row, const double *params)
+{
+    const int64_t m = 300, n = 9, k = 130;
+    double *a = matrix(m * k, 0), *b = matrix(k * n, 0);
+    a[wide_row] = 0x1p150;
+    for (int64_t j = 0; j < n; j++)
+        b[2 + j * k] = 0x1p150;
+    double *c = malloc(sizeof *c * (size_t)(m * n)), *r = malloc(sizeof *r * (size_t)(m * n));
+    double *h = malloc(sizeof *h * (size_t)(m * n));
+    struct mpb_scheme_info gi, di, hi = {.slices = -1, .fallback = -1};
+    struct mpb_gemm hg = {.m = m, .n = n, .k = k, .target = MPB_TARGET_FP64, .a = a, .b = b, .c = h};
+    if (run_gpu(env, &mpb_adp_cuda, params, m, n, k, a, b, c, &gi) &&
+        run_gpu(env, &mpb_dgemm_cuda, NULL, m, n, k, a, b, r, &di) &&
+        mpb_adp_host(&hg, params, &hi) == MPB_STATUS_OK) {
+        const bool sampled = wide_row < ADP_ESC_SAMPLE_ROWS;
+        CHECK(gi.fallback == 1 && !strcmp(gi.settings, hi.settings) &&
+                  (strstr(gi.settings, "esc>=") != NULL) == sampled,
+              "wide row %lld: GPU [%s] %s, host [%s]", (long long)wide_row, gi.settings, gi.note,
+              hi.settings);
+        CHECK(memcmp(c, r, sizeof *c * (size_t)(m * n)) == 0,
+              "wide row %lld: output differs from cublasDgemm", (long long)wide_row);
+        printf("wide row %3lld  [%s] %s\n", (long long)wide_row, gi.settings, gi.note);
+    }
+    free(a), free(b), free(c), free(r), free(h);
+}
+
 /* decision=auto at a size where the guardrails run (not native by shape on
  * an H200: mpb_adp_shape_decision): on narrow-range data it emulates with
  * eager's bits, on wide-range data its time model picks cublasDgemm. */
@@ -200,6 +234,8 @@ int main(void)
     check_native(env, 200, true, crt);
     check_native(env, 512, false, automatic);
     check_auto(env, 8192, automatic, crt);
+    check_wide_row(env, 5, crt);
+    check_wide_row(env, 200, crt);
     const struct mpb_device_info *dev = mpb_cuda_device(env);
     if (dev->cc_major == 9 && dev->cc_minor == 0) {
         static const int64_t engine_shapes[][3] = {{1, 1, 1},       {7, 7, 7},     {33, 31, 129}, {127, 127, 127},
