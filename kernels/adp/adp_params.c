@@ -252,8 +252,8 @@ void mpb_adp_describe(const struct adp_config *c, const struct adp_decision *d,
     size_t used = strlen(info->note);
     if (d->sampled && used + 1 < sizeof info->note)
         snprintf(info->note + used, sizeof info->note - used,
-                 " (decided on the ESC of the first %d rows of A, a lower bound; the other rows' "
-                 "not computed)", ADP_ESC_SAMPLE_ROWS);
+                 " (ESC over the first %d rows of A only, a lower bound: the decision did not "
+                 "depend on the others')", ADP_ESC_SAMPLE_ROWS);
     struct adp_gemm_plan plan = adp_gemm_plan_for(c->k, ADP_MAX_TERMS);
     used = strlen(info->note);
     if (!d->native && plan.chunks > 1 && used + 1 < sizeof info->note)
