@@ -269,7 +269,7 @@ MPB_HD double adp_guard_seconds(const struct adp_config *c)
 /* Predicted seconds after the guardrails with s slices: s(s+1)/2 INT8
  * GEMMs of 2mnk operations, slicing (8 B read + s B written per input
  * element) and s accumulation passes (≈ 36 B per output entry). */
-MPB_HD double adp_emulated_seconds(int s, int64_t m, int64_t n, int64_t k)
+MPB_HD double adp_slices_seconds(int s, int64_t m, int64_t n, int64_t k)
 {
     double r8, r64, mnk = (double)m * (double)n * (double)k;
     adp_rates(mnk, &r8, &r64);
@@ -297,7 +297,7 @@ MPB_HD double adp_bits_seconds(const struct adp_config *c, int bits)
     int moduli = c->crt ? adp_crt_moduli(bits, c->k) : 0;
     if (moduli)
         return adp_crt_seconds(moduli, c->m, c->n, c->k);
-    return adp_emulated_seconds(adp_slices_for_bits(bits), c->m, c->n, c->k);
+    return adp_slices_seconds(adp_slices_for_bits(bits), c->m, c->n, c->k);
 }
 
 /* "Emulate when the predicted emulation time is below native time", once
